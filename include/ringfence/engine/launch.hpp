@@ -1,0 +1,16 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
+// The engine's one entry point: turn a Spec into a running, confined process and wait for it.
+#pragma once
+
+#include "ringfence/base/result.hpp"
+#include "ringfence/spec/spec.hpp"
+
+namespace rf::engine {
+
+// Runs spec.argv confined as the Spec says, waits for it and returns its exit code in bwrap's
+// encoding: n for exit(n), 128+s when killed by signal s. Any setup failure (in the parent or in
+// the child before exec, including exec itself) is returned as an Error whose message is
+// already worded for the user (bwrap's texts when spec.bwrap_messages).
+base::Result<int> launch(const spec::Spec& spec);
+
+}  // namespace rf::engine

@@ -1,0 +1,87 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
+// Spec: the plain-data description of one sandbox. Front ends (bwrap argv, native CLI) produce
+// it; only the engine reads it. No behaviour lives here beyond small queries.
+#pragma once
+
+#include <sys/types.h>
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace rf::spec {
+
+// Filesystem operations, applied inside the new root in the order given (bwrap semantics).
+enum class OpKind {
+  Bind,       // recursive bind, nosuid,nodev
+  RoBind,     // recursive bind, ro,nosuid,nodev on every submount
+  DevBind,    // recursive bind, nosuid only
+  RemountRo,  // add ro,nosuid,nodev to the mount at dest (not recursive)
+  Tmpfs,      // tmpfs (mode perms or 0755, optional size)
+  Proc,       // new procfs (or host /proc bind without a PID namespace)
+  Dev,        // minimal /dev
+  Mqueue,     // mqueue file system
+  Dir,        // directory (and parents)
+  Symlink,    // symlink dest -> source (source literal)
+  Chmod,      // chmod an existing path
+};
+
+struct FsOp {
+  OpKind kind = OpKind::Dir;
+  std::string source;   // host path for binds, link target for Symlink
+  std::string dest;     // path inside the sandbox (absolute or relative to its root)
+  bool allow_missing = false;         // the -try variants: a missing source skips the op
+  std::optional<mode_t> perms;        // --perms / --chmod mode
+  std::optional<std::uint64_t> size;  // --size for Tmpfs
+};
+
+struct Namespaces {
+  bool user = false;
+  bool user_try = false;  // unshare the user namespace only where the host allows it
+  bool ipc = false;
+  bool pid = false;
+  bool net = false;
+  bool uts = false;
+  bool cgroup = false;
+  bool cgroup_try = false;
+};
+
+// An environment operation, applied in order to the launcher's environment.
+struct EnvOp {
+  enum class Kind { Set, Unset, Clear } kind = Kind::Set;
+  std::string name;
+  std::string value;
+};
+
+struct CapOp {
+  bool add = true;
+  int cap = -1;  // CAP_* number; -1 means ALL
+};
+
+// One classic-BPF seccomp program (an array of struct sock_filter, 8 bytes each).
+struct BpfBytes {
+  std::string bytes;
+};
+
+struct Spec {
+  std::vector<std::string> argv;         // command and its arguments (argv[0] = file to exec)
+  std::vector<FsOp> fs_ops;              // in command-line order
+  Namespaces ns;
+  std::optional<uid_t> uid;              // id inside the sandbox (default: the caller's)
+  std::optional<gid_t> gid;
+  std::optional<std::string> hostname;   // needs ns.uts
+  std::vector<EnvOp> env_ops;            // applied to the launcher's environment before clone
+  std::optional<std::string> chdir;      // --chdir; else the bwrap fallback rules apply
+  std::vector<CapOp> cap_ops;            // in command-line order
+  std::vector<BpfBytes> seccomp;         // installed last, in this order
+  bool inherit_fds = true;               // pass inherited fds (bwrap); false: close all but pass_fds
+  std::vector<int> pass_fds;             // fds kept when inherit_fds is false (besides 0,1,2)
+  bool new_session = false;
+  bool die_with_parent = false;
+  bool as_pid_1 = false;
+  // How errors are worded: bwrap mode prints "bwrap: <message>" exactly as bwrap does.
+  bool bwrap_messages = true;
+};
+
+}  // namespace rf::spec

@@ -1,0 +1,65 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
+// Lexical path helpers.
+#include "ringfence/base/paths.hpp"
+
+namespace rf::base {
+
+std::vector<std::string> components(std::string_view path) {
+  std::vector<std::string> out;
+  size_t i = 0;
+  while (i < path.size()) {
+    while (i < path.size() && path[i] == '/') ++i;
+    size_t j = i;
+    while (j < path.size() && path[j] != '/') ++j;
+    if (j > i) {
+      std::string_view c = path.substr(i, j - i);
+      if (c != ".") out.emplace_back(c);
+    }
+    i = j;
+  }
+  return out;
+}
+
+std::string normalize(std::string_view path) {
+  std::string out = (!path.empty() && path[0] == '/') ? "/" : "";
+  bool first = true;
+  for (const auto& c : components(path)) {
+    if (!first) out += '/';
+    out += c;
+    first = false;
+  }
+  if (out.empty()) return std::string(1, '.');
+  return out;
+}
+
+std::string join(std::string_view a, std::string_view b) {
+  std::string out(a);
+  while (!out.empty() && out.back() == '/') out.pop_back();
+  out += '/';
+  out += strip_leading_slashes(b);
+  return out;
+}
+
+std::string_view strip_leading_slashes(std::string_view path) {
+  while (!path.empty() && path.front() == '/') path.remove_prefix(1);
+  return path;
+}
+
+std::string parent(std::string_view path) {
+  std::string n = normalize(path);
+  auto pos = n.rfind('/');
+  if (pos == std::string::npos) return ".";
+  if (pos == 0) return "/";
+  return n.substr(0, pos);
+}
+
+bool is_under(std::string_view path, std::string_view prefix) {
+  auto p = components(path);
+  auto q = components(prefix);
+  if (q.size() > p.size()) return false;
+  for (size_t i = 0; i < q.size(); ++i)
+    if (p[i] != q[i]) return false;
+  return true;
+}
+
+}  // namespace rf::base
