@@ -1,1 +1,93 @@
 // SPDX-License-Identifier: LGPL-2.1-or-later
+// Capabilities with libcap, following bwrap's rules (docs/compat-bwrap.md, "Capabilities").
+#include <sys/capability.h>
+#include <sys/prctl.h>
+
+#include <cerrno>
+
+#include "steps.hpp"
+
+namespace rf::engine {
+namespace {
+
+int last_cap() {
+  static int n = [] {
+    int bits = static_cast<int>(cap_max_bits());
+    return bits > 0 ? bits - 1 : CAP_LAST_CAP;
+  }();
+  return n;
+}
+
+std::uint64_t requested_caps(const ChildContext& ctx) {
+  std::uint64_t set = ctx.privileged ? ctx.caller_caps : 0;
+  std::uint64_t all = last_cap() >= 63 ? ~0ull : ((1ull << (last_cap() + 1)) - 1);
+  for (const auto& op : ctx.spec->cap_ops) {
+    std::uint64_t bits = op.cap < 0 ? all : (1ull << op.cap);
+    set = op.add ? (set | bits) : (set & ~bits);
+  }
+  return set & all;
+}
+
+base::Status set_caps(std::uint64_t set) {
+  cap_t c = cap_init();
+  if (c == nullptr) return base::errno_error("cap_init");
+  for (int i = 0; i <= last_cap(); ++i) {
+    if ((set & (1ull << i)) == 0) continue;
+    cap_value_t v = i;
+    cap_set_flag(c, CAP_EFFECTIVE, 1, &v, CAP_SET);
+    cap_set_flag(c, CAP_PERMITTED, 1, &v, CAP_SET);
+    cap_set_flag(c, CAP_INHERITABLE, 1, &v, CAP_SET);
+  }
+  int rc = cap_set_proc(c);
+  int saved = errno;
+  cap_free(c);
+  if (rc != 0) return base::Error(saved, "capset failed");
+  return {};
+}
+
+}  // namespace
+
+std::uint64_t caller_effective_caps_from_parent() {
+  cap_t c = cap_get_proc();
+  if (c == nullptr) return 0;
+  std::uint64_t set = 0;
+  for (int i = 0; i <= last_cap(); ++i) {
+    cap_flag_value_t v = CAP_CLEAR;
+    if (cap_get_flag(c, i, CAP_EFFECTIVE, &v) == 0 && v == CAP_SET) set |= 1ull << i;
+  }
+  cap_free(c);
+  return set;
+}
+
+base::Status drop_caps_in_child(const ChildContext& ctx) {
+  // Root without --cap-add/--cap-drop keeps its capabilities and bwrap never calls capset
+  // (some containers' seccomp profiles deny it).
+  if (ctx.privileged && ctx.spec->cap_ops.empty()) return {};
+  std::uint64_t set = requested_caps(ctx);
+  if (ctx.ns.user) {
+    // In a user namespace the bounding set goes down to the requested set, so exec of
+    // uid 0 (--uid 0) cannot regain what was dropped.
+    for (int i = 0; i <= last_cap(); ++i)
+      if ((set & (1ull << i)) == 0 && cap_drop_bound(i) != 0 && errno != EINVAL)
+        return base::errno_error("Dropping capability " + std::to_string(i) + " from bounds");
+  }
+  if (auto s = set_caps(set); !s) return s;
+  if (prctl(PR_CAP_AMBIENT, PR_CAP_AMBIENT_CLEAR_ALL, 0, 0, 0) != 0 && errno != EINVAL)
+    return base::errno_error("Clearing ambient capabilities");
+  for (int i = 0; i <= last_cap(); ++i)
+    if ((set & (1ull << i)) != 0 && prctl(PR_CAP_AMBIENT, PR_CAP_AMBIENT_RAISE, i, 0, 0) != 0 && errno != EINVAL)
+      return base::errno_error("Adding ambient capability " + std::to_string(i));
+  return {};
+}
+
+void drop_all_caps_in_child() {
+  for (int i = 0; i <= last_cap(); ++i) cap_drop_bound(i);
+  cap_t c = cap_init();
+  if (c != nullptr) {
+    cap_set_proc(c);  // EPERM is ignored, as for a root caller in the host namespace
+    cap_free(c);
+  }
+  prctl(PR_CAP_AMBIENT, PR_CAP_AMBIENT_CLEAR_ALL, 0, 0, 0);
+}
+
+}  // namespace rf::engine

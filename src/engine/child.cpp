@@ -1,1 +1,110 @@
 // SPDX-License-Identifier: LGPL-2.1-or-later
+// THE child recipe: one flat list of steps from clone to exec, each with why it sits where it
+// does. Any failure is reported once over the status pipe as {stage, errno, message}.
+#include <poll.h>
+#include <signal.h>
+#include <sys/prctl.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <algorithm>
+#include <vector>
+
+#include "child.hpp"
+#include "mounts.hpp"
+#include "steps.hpp"
+#include "sync.hpp"
+
+namespace rf::engine {
+namespace {
+
+// The launcher is gone when its end of the status pipe has no reader any more.
+bool launcher_gone(int status_fd) {
+  pollfd p{status_fd, POLLOUT, 0};
+  return ::poll(&p, 1, 0) == 1 && (p.revents & POLLERR) != 0;
+}
+
+base::Status set_cwd(const ChildContext& ctx, std::string& pwd) {
+  const auto& dir = ctx.spec->chdir;
+  if (dir) {
+    if (::chdir(dir->c_str()) != 0) return base::errno_error("Can't chdir to " + *dir);
+    pwd = *dir;
+  } else if (!ctx.old_cwd.empty() && ::chdir(ctx.old_cwd.c_str()) == 0) {
+    pwd = ctx.old_cwd;
+  } else if (!ctx.home.empty() && ::chdir(ctx.home.c_str()) == 0) {
+    pwd = ctx.home;
+  } else {
+    pwd = "/";
+  }
+  return {};
+}
+
+}  // namespace
+
+void run_child(const ChildContext& ctx) {
+  const spec::Spec& spec = *ctx.spec;
+  const int out = ctx.status_fd;
+  auto check = [out](Stage stage, const base::Status& s) {
+    if (!s) report_and_exit_in_child(out, stage, s.error());
+  };
+
+  // 0. Die with the launcher when asked; re-check afterwards, as it may already be gone.
+  if (spec.die_with_parent) {
+    if (prctl(PR_SET_PDEATHSIG, SIGKILL, 0, 0, 0) != 0)
+      report_and_exit_in_child(out, Stage::DeathSignal, base::errno_error("prctl(PR_SET_PDEATHSIG)"));
+    if (launcher_gone(out)) _exit(1);
+  }
+  // 1. no_new_privs first: from here on no exec can gain privileges (setuid, file caps).
+  if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) != 0)
+    report_and_exit_in_child(out, Stage::Capabilities, base::errno_error("prctl(PR_SET_NO_NEW_PRIVS)"));
+  // 2. Setup creates files with exactly the modes asked for; the caller's umask returns at 9.
+  ::umask(0);
+  // 3. Maps before any mount: files on the new root need a mapped fsuid.
+  check(Stage::IdMaps, write_id_maps_in_child(ctx));
+  // 4. Loopback early: independent of the mounts, and the namespace is ours from clone.
+  if (ctx.ns.net) check(Stage::Loopback, loopback_up_in_child());
+  // 5. The new root: scratch tmpfs and first pivot (host at /oldroot), ops, final pivot.
+  check(Stage::NewRoot, prepare_root_in_child());
+  check(Stage::FsOps, apply_ops_in_child(ctx));
+  check(Stage::PivotRoot, finish_root_in_child());
+  // 6. Hostname: the UTS namespace is ours; needs CAP_SYS_ADMIN, so before the drop.
+  if (spec.hostname && ::sethostname(spec.hostname->data(), spec.hostname->size()) != 0)
+    report_and_exit_in_child(out, Stage::Hostname, base::errno_error("Can't set hostname"));
+  // 7. Capabilities: bounding, then effective/permitted/inheritable, then ambient.
+  check(Stage::Capabilities, drop_caps_in_child(ctx));
+  // 8. Working directory (bwrap's fallback chain) and PWD.
+  std::string pwd;
+  check(Stage::Cwd, set_cwd(ctx, pwd));
+  // 9. Session and umask, just before the command is started.
+  if (spec.new_session && ::setsid() < 0)
+    report_and_exit_in_child(out, Stage::Session, base::errno_error("setsid"));
+  ::umask(ctx.umask);
+  // 10. Fds: everything of ours is O_CLOEXEC; a native Spec closes all that was not passed.
+  if (!spec.inherit_fds) {
+    std::vector<int> keep = spec.pass_fds;
+    keep.push_back(out);
+    unsigned from = 3;
+    std::sort(keep.begin(), keep.end());
+    for (int k : keep) {
+      if (k < 3) continue;
+      if (static_cast<unsigned>(k) > from) ::close_range(from, static_cast<unsigned>(k) - 1, CLOSE_RANGE_CLOEXEC);
+      from = static_cast<unsigned>(k) + 1;
+    }
+    ::close_range(from, ~0u, CLOSE_RANGE_CLOEXEC);
+  }
+  // 11. Build argv/envp now: pid 2 shares this memory and must not allocate.
+  std::vector<std::string> env = ctx.env;
+  env.push_back("PWD=" + pwd);
+  std::vector<char*> envp;
+  for (auto& e : env) envp.push_back(e.data());
+  envp.push_back(nullptr);
+  std::vector<std::string> args = spec.argv;
+  std::vector<char*> argv;
+  for (auto& a : args) argv.push_back(a.data());
+  argv.push_back(nullptr);
+  // 12. Seccomp and exec (directly, or as pid 2 under our reaper).
+  run_command_in_child(ctx, argv.data(), envp.data());
+}
+
+}  // namespace rf::engine

@@ -1,0 +1,40 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
+// ChildContext: everything the child needs, prepared by the launcher before clone so the
+// child does no parsing, no host lookups and no decisions of its own.
+#pragma once
+
+#include <sys/types.h>
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "ringfence/spec/spec.hpp"
+
+namespace rf::engine {
+
+struct ResolvedOp {
+  spec::FsOp op;
+  std::string host_source;   // realpath of the source (binds), empty when skipped/not a bind
+  bool source_is_dir = false;
+  bool skip = false;         // -try op whose source is missing
+};
+
+struct ChildContext {
+  const spec::Spec* spec = nullptr;
+  spec::Namespaces ns;           // effective namespaces
+  uid_t real_uid = 0, sandbox_uid = 0;
+  gid_t real_gid = 0, sandbox_gid = 0;
+  bool privileged = false;       // caller is uid 0
+  std::uint64_t caller_caps = 0; // caller's effective capability set
+  std::vector<ResolvedOp> ops;
+  std::string old_cwd;           // caller's cwd, tried inside the sandbox
+  std::string home;              // HOME after env ops
+  std::vector<std::string> env;  // final environment (PWD added in the child)
+  std::string console_tty;       // host tty for /dev/console when stdout is a terminal
+  mode_t umask = 022;
+  int status_fd = -1;            // write end of the launcher's pipe (CLOEXEC)
+  int launcher_pid = 0;
+};
+
+}  // namespace rf::engine

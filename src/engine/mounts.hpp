@@ -1,0 +1,27 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
+// The new root: scratch tmpfs, pivot so the host sits at /oldroot, the ordered filesystem
+// ops under /newroot, then the final pivot and detach of the host.
+#pragma once
+
+#include "context.hpp"
+#include "ringfence/base/result.hpp"
+
+namespace rf::engine {
+
+// "/" rslave, scratch tmpfs, /newroot and /oldroot, first pivot_root.
+base::Status prepare_root_in_child();
+// Every FsOp in order, destinations resolved in-root.
+base::Status apply_ops_in_child(const ChildContext& ctx);
+// Detach the host (/oldroot) and pivot into /newroot.
+base::Status finish_root_in_child();
+
+// One op (mounts.cpp dispatches; the special file systems live in special_fs.cpp).
+base::Status mount_proc_in_child(const ChildContext& ctx, int root_fd, const spec::FsOp& op);
+base::Status mount_dev_in_child(const ChildContext& ctx, int root_fd, const spec::FsOp& op);
+
+// Bind host_path (as seen under /oldroot) onto the in-root target fd's location, then add
+// attributes (MOUNT_ATTR_*) to the new mount and, when recursive, to every submount.
+base::Status bind_onto_in_child(const std::string& host_path, int root_fd, const std::string& dest,
+                                unsigned long attrs, bool recursive);
+
+}  // namespace rf::engine

@@ -1,0 +1,33 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
+// The small steps of the child recipe, one file each: id maps, capabilities, loopback, pid 1.
+#pragma once
+
+#include <cstdint>
+
+#include "context.hpp"
+#include "ringfence/base/result.hpp"
+
+namespace rf::engine {
+
+// userns.cpp: setgroups deny, then single-id uid/gid maps written by the child itself
+// (no hand-off with the parent: the child may map its own effective ids).
+base::Status write_id_maps_in_child(const ChildContext& ctx);
+
+// caps.cpp: the caller's effective set (read in the parent, before clone).
+std::uint64_t caller_effective_caps_from_parent();
+// caps.cpp: bounding set, then effective/permitted/inheritable, then ambient, as bwrap does.
+base::Status drop_caps_in_child(const ChildContext& ctx);
+// caps.cpp: every capability gone (the pid-1 reaper).
+void drop_all_caps_in_child();
+
+// netlo.cpp: bring "lo" up in the new network namespace (the kernel assigns 127.0.0.1/8 and
+// ::1 to a loopback device when it comes up).
+base::Status loopback_up_in_child();
+
+// seccomp_apply.cpp: install the Spec's BPF programs in order.
+base::Status install_seccomp_in_child(const ChildContext& ctx);
+
+// pid1.cpp: run the command (exec) or, with a PID namespace, become its reaper. Never returns.
+[[noreturn]] void run_command_in_child(const ChildContext& ctx, char* const* argv, char* const* envp);
+
+}  // namespace rf::engine

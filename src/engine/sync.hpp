@@ -1,0 +1,49 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
+// The wire between the sandbox side and the launcher: one CLOEXEC pipe carrying fixed-size
+// records. A record is either a setup failure {stage, errno, message} or the command's exit
+// status (sent by the pid-1 reaper). EOF with no record means the command was exec'd.
+#pragma once
+
+#include <cstdint>
+
+#include "ringfence/base/result.hpp"
+
+namespace rf::engine {
+
+// Numbered setup stages, named the same on both sides; the number is in the wire record.
+enum class Stage : std::int32_t {
+  DeathSignal = 1,
+  IdMaps = 2,
+  MountPropagation = 3,
+  NewRoot = 4,
+  FsOps = 5,
+  PivotRoot = 6,
+  Hostname = 7,
+  Loopback = 8,
+  Capabilities = 9,
+  Cwd = 10,
+  Session = 11,
+  Fds = 12,
+  Reaper = 13,
+  Seccomp = 14,
+  Exec = 15,
+};
+
+const char* stage_name(Stage s);
+
+struct Record {
+  enum Kind : std::int32_t { kError = 1, kExit = 2 };
+  std::int32_t kind = 0;
+  std::int32_t stage = 0;
+  std::int32_t err = 0;
+  std::int32_t status = 0;  // encoded exit code for kExit
+  char message[1008] = {};
+};
+static_assert(sizeof(Record) <= 4096, "records must be written atomically (PIPE_BUF)");
+
+// Child side: send the failure and _exit(1). Async-signal-safe apart from formatting the
+// message, which was built before the call.
+[[noreturn]] void report_and_exit_in_child(int fd, Stage stage, const base::Error& e);
+void send_exit_in_child(int fd, int code);
+
+}  // namespace rf::engine
