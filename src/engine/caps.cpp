@@ -28,7 +28,7 @@ std::uint64_t requested_caps(const ChildContext& ctx) {
   return set & all;
 }
 
-base::Status set_caps(std::uint64_t set) {
+base::Status set_caps(std::uint64_t set, bool inheritable) {
   cap_t c = cap_init();
   if (c == nullptr) return base::errno_error("cap_init");
   for (int i = 0; i <= last_cap(); ++i) {
@@ -36,7 +36,7 @@ base::Status set_caps(std::uint64_t set) {
     cap_value_t v = i;
     cap_set_flag(c, CAP_EFFECTIVE, 1, &v, CAP_SET);
     cap_set_flag(c, CAP_PERMITTED, 1, &v, CAP_SET);
-    cap_set_flag(c, CAP_INHERITABLE, 1, &v, CAP_SET);
+    if (inheritable) cap_set_flag(c, CAP_INHERITABLE, 1, &v, CAP_SET);
   }
   int rc = cap_set_proc(c);
   int saved = errno;
@@ -60,9 +60,11 @@ std::uint64_t caller_effective_caps_from_parent() {
 }
 
 base::Status drop_caps_in_child(const ChildContext& ctx) {
-  // Root without --cap-add/--cap-drop keeps its capabilities and bwrap never calls capset
-  // (some containers' seccomp profiles deny it).
-  if (ctx.privileged && ctx.spec->cap_ops.empty()) return {};
+  // Root without --cap-add/--cap-drop and without a user namespace keeps its capabilities, and
+  // capset is never called (some containers' seccomp profiles deny it). In a user namespace
+  // root keeps the caller's effective set, without ambient capabilities.
+  bool explicit_caps = !ctx.privileged || !ctx.spec->cap_ops.empty();
+  if (!explicit_caps && !ctx.ns.user) return {};
   std::uint64_t set = requested_caps(ctx);
   if (ctx.ns.user) {
     // In a user namespace the bounding set goes down to the requested set, so exec of
@@ -71,7 +73,8 @@ base::Status drop_caps_in_child(const ChildContext& ctx) {
       if ((set & (1ull << i)) == 0 && cap_drop_bound(i) != 0 && errno != EINVAL)
         return base::errno_error("Dropping capability " + std::to_string(i) + " from bounds");
   }
-  if (auto s = set_caps(set); !s) return s;
+  if (auto s = set_caps(set, explicit_caps); !s) return s;
+  if (!explicit_caps) return {};
   if (prctl(PR_CAP_AMBIENT, PR_CAP_AMBIENT_CLEAR_ALL, 0, 0, 0) != 0 && errno != EINVAL)
     return base::errno_error("Clearing ambient capabilities");
   for (int i = 0; i <= last_cap(); ++i)
@@ -81,7 +84,8 @@ base::Status drop_caps_in_child(const ChildContext& ctx) {
 }
 
 void drop_all_caps_in_child() {
-  for (int i = 0; i <= last_cap(); ++i) cap_drop_bound(i);
+  // The reaper never execs, so emptying permitted (and ambient) is enough: the bounding set
+  // only limits what an exec could gain.
   cap_t c = cap_init();
   if (c != nullptr) {
     cap_set_proc(c);  // EPERM is ignored, as for a root caller in the host namespace

@@ -66,7 +66,8 @@ Status remount_tree_classic(const std::string& path, unsigned long ms_flags, boo
   return {};
 }
 
-// Add MOUNT_ATTR_* bits to the mount rooted at fd (and its submounts when recursive).
+}  // namespace
+
 Status add_mount_attrs(int fd, unsigned long attrs, bool recursive) {
   if (attrs == 0) return {};
   mount_attr a{};
@@ -82,6 +83,8 @@ Status add_mount_attrs(int fd, unsigned long attrs, bool recursive) {
                      ((attrs & MOUNT_ATTR_NODEV) ? MS_NODEV : 0);
   return remount_tree_classic(target, ms, recursive);
 }
+
+namespace {
 
 Status op_bind(const ChildContext&, int root_fd, const ResolvedOp& r) {
   const FsOp& op = r.op;
@@ -198,7 +201,7 @@ Status prepare_root_in_child() {
   if (::mount(nullptr, "/", nullptr, MS_SLAVE | MS_REC, nullptr) != 0) return fail("Failed to make / slave");
   const char* base_dir = nullptr;
   for (const char* cand : kBaseCandidates) {
-    if (::mount("tmpfs", cand, "tmpfs", MS_NODEV | MS_NOSUID, "mode=0755") == 0) {
+    if (::mount("tmpfs", cand, "tmpfs", MS_NODEV | MS_NOSUID, nullptr) == 0) {
       base_dir = cand;
       break;
     }

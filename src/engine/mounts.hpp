@@ -19,6 +19,10 @@ base::Status finish_root_in_child();
 base::Status mount_proc_in_child(const ChildContext& ctx, int root_fd, const spec::FsOp& op);
 base::Status mount_dev_in_child(const ChildContext& ctx, int root_fd, const spec::FsOp& op);
 
+// Add MOUNT_ATTR_* bits to the mount rooted at fd (and its submounts when recursive), with
+// mount_setattr or, on kernels without it, a remount of each mount from mountinfo.
+base::Status add_mount_attrs(int fd, unsigned long attrs, bool recursive);
+
 // Bind host_path (as seen under /oldroot) onto the in-root target fd's location, then add
 // attributes (MOUNT_ATTR_*) to the new mount and, when recursive, to every submount.
 base::Status bind_onto_in_child(const std::string& host_path, int root_fd, const std::string& dest,

@@ -67,10 +67,9 @@ Status mount_proc_in_child(const ChildContext& ctx, int root_fd, const spec::FsO
       return base::errno_error("Can't bind mount " + in_newroot(sub));
     auto mounted = open_in_root(root_fd, sub, O_PATH);
     if (!mounted) return Error(mounted.error().code(), "Can't remount readonly on " + in_newroot(sub));
-    mount_attr a{};
-    a.attr_set = MOUNT_ATTR_RDONLY | MOUNT_ATTR_NOSUID | MOUNT_ATTR_NODEV;
-    if (::mount_setattr(mounted->get(), "", AT_EMPTY_PATH | AT_RECURSIVE, &a, sizeof a) != 0 && errno != EROFS)
-      return base::errno_error("Can't remount readonly on " + in_newroot(sub));
+    Status s = add_mount_attrs(mounted->get(), MOUNT_ATTR_RDONLY | MOUNT_ATTR_NOSUID | MOUNT_ATTR_NODEV, true);
+    if (!s && s.error().code() != EROFS)
+      return Error(s.error().code(), "Can't remount readonly on " + in_newroot(sub));
   }
   return {};
 }
