@@ -123,6 +123,9 @@ Error clone_error(int err, const spec::Namespaces& ns, bool privileged) {
     return Error(0, "No permissions to creating new namespace, likely because the kernel does not allow "
                     "non-privileged user namespaces. See <https://deb.li/bubblewrap> or "
                     "<file:///usr/share/doc/bubblewrap/README.Debian.gz>.");
+  if (err == ENOSPC)
+    return Error(0, "Creating new namespace failed: nesting depth or /proc/sys/user/max_*_namespaces exceeded "
+                    "(ENOSPC)");
   return Error(err, "Creating new namespace failed");
 }
 
