@@ -99,7 +99,7 @@ unsigned long long clone_flags(const spec::Namespaces& ns) {
   if (ns.user) f |= CLONE_NEWUSER;
   if (ns.ipc) f |= CLONE_NEWIPC;
   if (ns.pid) f |= CLONE_NEWPID;
-  if (ns.net) f |= CLONE_NEWNET;
+  // CLONE_NEWNET is left to the child's helper (netlo.cpp), which overlaps it with the mounts.
   if (ns.uts) f |= CLONE_NEWUTS;
   if (ns.cgroup) f |= CLONE_NEWCGROUP;
   return f;
