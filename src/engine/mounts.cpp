@@ -219,11 +219,13 @@ Status prepare_root_in_child() {
 }
 
 Status apply_ops_in_child(const ChildContext& ctx) {
-  auto root = base::open_fd("/newroot", O_PATH | O_DIRECTORY);
-  if (!root) return std::move(root.error());
-  int rfd = root->get();
   for (const auto& r : ctx.ops) {
     if (r.skip) continue;
+    // Opened per op: an earlier op may have mounted over the root itself (--bind / /), and a
+    // stale fd would resolve in the directory underneath.
+    auto root = base::open_fd("/newroot", O_PATH | O_DIRECTORY);
+    if (!root) return std::move(root.error());
+    int rfd = root->get();
     const FsOp& op = r.op;
     Status s;
     switch (op.kind) {

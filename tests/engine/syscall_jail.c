@@ -4,7 +4,6 @@
 // namespaces (EPERM for clone/unshare with CLONE_NEWUSER, as Docker's default profile does).
 //
 // usage: syscall_jail [--enosys NAME]... [--deny-userns] -- COMMAND [ARGS...]
-#define _GNU_SOURCE
 #include <errno.h>
 #include <sched.h>
 #include <seccomp.h>
