@@ -1,8 +1,161 @@
 // SPDX-License-Identifier: LGPL-2.1-or-later
-// placeholder, replaced by the real parser
-#include "ringfence/cli/bwrap_args.hpp"
+// The bwrap argv parser's loop: option dispatch through the table, --args recursion, the
+// 9000-word cap, the --perms/--size modifier rules, and the usage and version texts.
+#include <unistd.h>
+
+#include <cstdio>
+
+#include "bwrap_parser.hpp"
+#include "ringfence/base/sys.hpp"
+
 namespace rf::cli {
-BwrapParse parse_bwrap_args(const std::vector<std::string>&) { BwrapParse p; p.action = BwrapParse::Action::Usage; return p; }
-std::string bwrap_usage(std::string_view argv0) { return "usage: " + std::string(argv0) + " [OPTIONS...] [--] COMMAND [ARGS...]\n"; }
-std::string bwrap_version_line() { return "bubblewrap 0.11.1\n"; }
+namespace detail {
+namespace {
+
+// bwrap's hardening limit on argv words, counting those read through --args.
+constexpr std::size_t kMaxArgs = 9000;
+
+// A parse error with bwrap's text (no errno: the message is complete as it is).
+base::Unexpected<base::Error> fail(std::string message) {
+  return base::unexpected(base::make_error(std::move(message)));
 }
+
+base::Status check_word_cap(const ParseState& st) {
+  if (st.total_words > kMaxArgs)
+    return fail("Exceeded maximum number of arguments " + std::to_string(kMaxArgs));
+  return {};
+}
+
+// A modifier (--perms, --size) must be taken by the very next option; bwrap checks this after
+// every non-modifier option, --args included, but not when a COMMAND or "--" ends the options.
+base::Status check_modifiers_consumed(const ParseState& st) {
+  if (st.next_perms) return fail("--perms must be followed by an option that creates a file");
+  if (st.next_size) return fail("--size must be followed by --tmpfs");
+  return {};
+}
+
+// Parses options from words; returns the index of the first word that is not an option (the
+// COMMAND on the real argv), or words.size(). Stops early when --help/--version set st.stop.
+base::Result<std::size_t> parse_words(ParseState& st, Values words) {
+  std::size_t i = 0;
+  while (i < words.size()) {
+    const std::string& word = words[i];
+    const OptionDef* opt = find_bwrap_option(word);
+    if (opt == nullptr) {
+      if (word == "--") return i + 1;
+      if (!word.empty() && word[0] == '-') return fail("Unknown option " + word);
+      return i;
+    }
+    // bwrap refuses a nested --args before looking at its value.
+    if (st.in_args_file && opt->handler == handle_args) return fail("--args not supported in arguments file");
+    const std::size_t arity = opt->arity();
+    if (words.size() - i - 1 < arity) return fail(opt->missing_message());
+    RF_TRY(opt->handler(st, *opt, words.subspan(i + 1, arity)));
+    if (st.stop) return i;
+    if (!opt->modifier) RF_TRY(check_modifiers_consumed(st));
+    i += 1 + arity;
+  }
+  return i;
+}
+
+}  // namespace
+
+base::Result<std::string> read_and_close_fd(int fd) {
+  auto data = base::read_all(fd);
+  if (data) ::close(fd);
+  return data;
+}
+
+std::vector<std::string> split_nul_words(std::string_view data) {
+  std::vector<std::string> words;
+  std::size_t start = 0;
+  while (start < data.size()) {
+    std::size_t end = data.find('\0', start);
+    if (end == std::string_view::npos) end = data.size();
+    words.emplace_back(data.substr(start, end - start));
+    start = end + 1;
+  }
+  return words;
+}
+
+base::Status handle_args(ParseState& st, const OptionDef&, Values values) {
+  int fd = -1;
+  if (!base::parse_fd(values[0], fd)) return fail("Invalid fd: " + values[0]);
+  auto data = st.read_fd(fd);
+  if (!data) return base::unexpected(base::make_error("Can't read --args data", data.error().code()));
+  // The words live here while they are parsed: handlers copy what they keep into the Spec.
+  const std::vector<std::string> words = split_nul_words(*data);
+  st.total_words += words.size();
+  RF_TRY(check_word_cap(st));
+  // A non-option word ends the payload and the rest of it is ignored: the COMMAND must be on
+  // the real argv (bwrap does the same).
+  st.in_args_file = true;
+  auto parsed = parse_words(st, words);
+  st.in_args_file = false;
+  if (!parsed) return base::unexpected(std::move(parsed).error());
+  return {};
+}
+
+base::Status add_seccomp_program(ParseState& st, int fd) {
+  auto data = st.read_fd(fd);
+  if (!data) return base::unexpected(base::make_error("Can't read seccomp data", data.error().code()));
+  // Each classic-BPF instruction (struct sock_filter) is 8 bytes.
+  if (data->size() % 8 != 0) return fail("Invalid seccomp data, must be multiple of 8");
+  st.out.spec.seccomp.push_back({std::move(*data)});
+  return {};
+}
+
+namespace {
+
+base::Status run_parser(ParseState& st, const std::vector<std::string>& args) {
+  st.total_words = args.size();
+  RF_TRY(check_word_cap(st));
+  RF_TRY_ASSIGN(command_at, parse_words(st, args));
+  if (st.stop) {
+    st.out.action = *st.stop;
+    return {};
+  }
+  if (command_at >= args.size()) {
+    st.out.action = BwrapParse::Action::Usage;
+    return {};
+  }
+  st.out.spec.argv.assign(args.begin() + static_cast<std::ptrdiff_t>(command_at), args.end());
+  // Like bwrap, only the last --seccomp fd is read, and only for a command line that runs.
+  if (st.seccomp_fd) RF_TRY(add_seccomp_program(st, *st.seccomp_fd));
+  return {};
+}
+
+}  // namespace
+
+BwrapParse parse_bwrap_args_with(const std::vector<std::string>& args, const FdReader& read_fd) {
+  BwrapParse out;
+  out.spec.bwrap_messages = true;
+  out.spec.inherit_fds = true;
+  ParseState st{out, read_fd};
+  auto status = run_parser(st, args);
+  if (!status) out.error = std::move(status).error();
+  return out;
+}
+
+}  // namespace detail
+
+BwrapParse parse_bwrap_args(const std::vector<std::string>& args) {
+  static const detail::FdReader kReader = detail::read_and_close_fd;
+  return detail::parse_bwrap_args_with(args, kReader);
+}
+
+std::string bwrap_usage(std::string_view argv0) {
+  std::string out = "usage: " + std::string(argv0) + " [OPTIONS...] [--] COMMAND [ARGS...]\n\n";
+  for (const auto& opt : detail::bwrap_options()) {
+    std::string left(opt.name);
+    if (!opt.metavars.empty()) left += " " + std::string(opt.metavars);
+    // Descriptions start in one column, as in bwrap's text; a longer left side gets one space.
+    if (left.size() < 28) left.resize(28, ' ');
+    out += "    " + left + " " + std::string(opt.help) + "\n";
+  }
+  return out;
+}
+
+std::string bwrap_version_line() { return "bubblewrap 0.11.1\n"; }
+
+}  // namespace rf::cli

@@ -1,0 +1,86 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
+// describe(): the stable text dump used for debugging and golden tests.
+#include <doctest/doctest.h>
+
+#include "ringfence/spec/describe.hpp"
+
+using namespace rf::spec;
+
+TEST_CASE("an empty spec") {
+  Spec s;
+  CHECK(describe(s) == "namespaces -\nargv\n");
+}
+
+TEST_CASE("op names cover every kind") {
+  CHECK(std::string(op_name(OpKind::Bind)) == "bind");
+  CHECK(std::string(op_name(OpKind::RoBind)) == "ro-bind");
+  CHECK(std::string(op_name(OpKind::DevBind)) == "dev-bind");
+  CHECK(std::string(op_name(OpKind::RemountRo)) == "remount-ro");
+  CHECK(std::string(op_name(OpKind::Tmpfs)) == "tmpfs");
+  CHECK(std::string(op_name(OpKind::Proc)) == "proc");
+  CHECK(std::string(op_name(OpKind::Dev)) == "dev");
+  CHECK(std::string(op_name(OpKind::Mqueue)) == "mqueue");
+  CHECK(std::string(op_name(OpKind::Dir)) == "dir");
+  CHECK(std::string(op_name(OpKind::Symlink)) == "symlink");
+  CHECK(std::string(op_name(OpKind::Chmod)) == "chmod");
+}
+
+TEST_CASE("a spec with every kind of field, in a fixed order") {
+  Spec s;
+  s.argv = {"sh", "-c", "echo \"hi\""};
+  s.ns.user_try = s.ns.pid = s.ns.cgroup_try = true;
+  s.uid = 0;
+  s.gid = 100;
+  s.hostname = "box";
+  FsOp bind;
+  bind.kind = OpKind::RoBind;
+  bind.source = "/usr";
+  bind.dest = "/usr";
+  bind.allow_missing = true;
+  s.fs_ops.push_back(bind);
+  FsOp tmp;
+  tmp.kind = OpKind::Tmpfs;
+  tmp.dest = "/tmp";
+  tmp.perms = 01777;
+  tmp.size = 4096;
+  s.fs_ops.push_back(tmp);
+  s.env_ops.push_back({EnvOp::Kind::Clear, {}, {}});
+  s.env_ops.push_back({EnvOp::Kind::Set, "A", "1 2"});
+  s.env_ops.push_back({EnvOp::Kind::Unset, "B", {}});
+  s.chdir = "/tmp";
+  s.cap_ops.push_back({false, -1});
+  s.cap_ops.push_back({true, 12});
+  s.seccomp.push_back({std::string(16, '\0')});
+  s.inherit_fds = false;
+  s.pass_fds = {5, 7};
+  s.new_session = s.die_with_parent = s.as_pid_1 = true;
+  CHECK(describe(s) ==
+        "namespaces user-try,pid,cgroup-try\n"
+        "uid 0\n"
+        "gid 100\n"
+        "hostname \"box\"\n"
+        "op ro-bind \"/usr\" \"/usr\" try\n"
+        "op tmpfs \"/tmp\" perms=1777 size=4096\n"
+        "env clear\n"
+        "env set \"A\" \"1 2\"\n"
+        "env unset \"B\"\n"
+        "chdir \"/tmp\"\n"
+        "cap drop ALL\n"
+        "cap add 12\n"
+        "seccomp 2 instructions\n"
+        "fds closed except 0 1 2 5 7\n"
+        "new-session\n"
+        "die-with-parent\n"
+        "as-pid-1\n"
+        "argv \"sh\" \"-c\" \"echo \\\"hi\\\"\"\n");
+}
+
+TEST_CASE("perms are printed as four octal digits") {
+  Spec s;
+  FsOp d;
+  d.kind = OpKind::Dir;
+  d.dest = "/d";
+  d.perms = 0700;
+  s.fs_ops.push_back(d);
+  CHECK(describe(s).find("op dir \"/d\" perms=0700\n") != std::string::npos);
+}
