@@ -282,6 +282,12 @@ class Harness:
 
     def cleanup(self):
         kill_pids([p for p, _ in processes_matching(self.token)])
+        # mounts a test planted under our temp area (private mount namespaces only)
+        with open("/proc/self/mountinfo") as f:
+            points = [line.split()[4] for line in f]
+        for p in sorted((p for p in points if p.startswith(self.root + "/")), key=len,
+                        reverse=True):
+            subprocess.run(["umount", "-l", p], capture_output=True, timeout=10)
         shutil.rmtree(self.root, ignore_errors=True)
 
     def describe(self):

@@ -1,0 +1,301 @@
+# SPDX-License-Identifier: LGPL-2.1-or-later
+"""Differential harness: the same argv through Debian's /usr/bin/bwrap (the reference) and through
+the binary under test, invoked both as `ringfence bwrap ...` and as a hard link named `bwrap`;
+exit code, stdout (the probe's JSON, normalised) and stderr must match.
+
+Normalisation touches only values that legitimately differ between two runs or two launchers:
+namespace inode numbers (-> "host"/"new"), pids outside a new pid namespace (-> relations such as
+"launcher"), pipe/socket inode numbers, the launcher's own argv in /proc/1/cmdline, and the root
+mount's internal root path and superblock options (bwrap's sandbox root is a subdirectory of a
+scratch tmpfs; an engine may mount a fresh tmpfs instead - the visible mode is compared through
+the probe's path checks). Everything else must be identical.
+
+Self-check: RF_BWRAP=/usr/bin/bwrap runs the reference against itself; every case must pass.
+"""
+
+import json
+import os
+import re
+import shutil
+import subprocess
+import sys
+import time
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "helpers"))
+import rftest  # noqa: E402
+from rftest import (BASE_ENV, Context, Skip, Suite, TestFailure, fail, fd_with_data,  # noqa
+                    host_ns)
+
+REFERENCE = "/usr/bin/bwrap"
+
+
+# ------------------------------------------------------------------------------------------------
+# Normalisation
+
+
+def _relation(value, rel):
+    for name, v in rel.items():
+        if v is not None and value == v:
+            return f"<{name}>"
+    return "<other>"
+
+
+def normalise_probe(j, launcher_pid, launcher_argv, hns):
+    j = json.loads(json.dumps(j))  # deep copy
+    if isinstance(j.get("ns"), dict):
+        j["ns"] = {k: (None if v is None else ("host" if v == hns.get(k) else "new"))
+                   for k, v in j["ns"].items()}
+    pidns = j.get("ns", {}).get("pid")
+    # without /proc the namespace is unknown: a new pid namespace numbers the probe 1 or 2
+    if "pid" in j and (pidns == "host" or (pidns is None and j["pid"] > 10)):
+        pid = j["pid"]
+        rel = {"self": pid, "launcher": launcher_pid}
+        j["pid"] = "<self>"
+        for k in ("ppid", "sid", "pgid"):
+            if k in j:
+                j[k] = _relation(j[k], rel)
+    cmd = j.get("pid1_cmdline")
+    if isinstance(cmd, list) and cmd == launcher_argv:
+        j["pid1_cmdline"] = "<launcher argv>"
+    if isinstance(j.get("fds"), dict):
+        j["fds"] = {k: re.sub(r"^(pipe|socket):\[\d+\]$", r"\1:[]", v) for k, v in
+                    j["fds"].items()}
+    if isinstance(j.get("mounts"), list):
+        for m in j["mounts"]:
+            if m.get("mnt") == "/":
+                m.pop("root", None)
+                m.pop("super", None)
+    return j
+
+
+def json_diff(a, b, path="", out=None, limit=25):
+    """Human-readable differences between two JSON values."""
+    if out is None:
+        out = []
+    if len(out) >= limit:
+        return out
+    if isinstance(a, dict) and isinstance(b, dict):
+        for k in sorted(set(a) | set(b)):
+            if k not in a:
+                out.append(f"{path}/{k}: missing in reference, candidate has {b[k]!r}")
+            elif k not in b:
+                out.append(f"{path}/{k}: reference has {a[k]!r}, missing in candidate")
+            else:
+                json_diff(a[k], b[k], f"{path}/{k}", out, limit)
+    elif isinstance(a, list) and isinstance(b, list) and path.endswith("/mounts"):
+        am = {m.get("mnt"): m for m in a}
+        bm = {m.get("mnt"): m for m in b}
+        if [m.get("mnt") for m in a] != [m.get("mnt") for m in b]:
+            out.append(f"{path}: mount points differ: reference-only "
+                       f"{sorted(set(am) - set(bm))}, candidate-only {sorted(set(bm) - set(am))}"
+                       f"; reference list {[m.get('mnt') for m in a]}, candidate list "
+                       f"{[m.get('mnt') for m in b]}")
+        for k in sorted(set(am) & set(bm)):
+            json_diff(am[k], bm[k], f"{path}[{k}]", out, limit)
+    elif a != b:
+        out.append(f"{path}: reference {a!r}, candidate {b!r}")
+    return out
+
+
+# ------------------------------------------------------------------------------------------------
+# Cases
+
+
+class CCase:
+    """One differential case.
+
+    args: bwrap argv (placeholders {probe} {probe_dir} {probe_bind} {fx} expanded; a list
+          element "{probe_bind}" expands to the probe's --ro-bind triple)
+    data_fds: {fd number: bytes} provided fresh (memfd at position 0) to every run
+    json: stdout is the probe's JSON (normalised before comparing)
+    ref_rc: exit code the reference must produce (guards against a case that tests nothing)
+    """
+
+    def __init__(self, name, args, users=("root", "unpriv"), data_fds=None, stdin=None,
+                 cwd=None, env=None, json=None, ref_rc=0, stderr_re=None, umask=-1):
+        self.name = name
+        self.args = args
+        self.users = users
+        self.data_fds = data_fds or {}
+        self.stdin = stdin
+        self.cwd = cwd
+        self.env = env
+        self.json = json
+        self.ref_rc = ref_rc
+        self.umask = umask
+
+
+def expand(h, fx, args):
+    out = []
+    for a in args:
+        if a == "{probe_bind}":
+            out += h.probe_bind()
+            continue
+        out.append(a.replace("{host_probe}", h.host_probe).replace("{probe}", h.probe)
+                   .replace("{probe_dir}", h.probe_dir)
+                   .replace("{fx}", fx))
+    return out
+
+
+def minimal(*extra, unshare_all=True):
+    """The minimal root (+ --unshare-all) and the probe bind, then extra args."""
+    args = ["--ro-bind", "/usr", "/usr", "--symlink", "usr/bin", "/bin",
+            "--symlink", "usr/lib", "/lib", "--symlink", "usr/lib64", "/lib64",
+            "--proc", "/proc", "--dev", "/dev", "--tmpfs", "/tmp"]
+    if unshare_all:
+        args.append("--unshare-all")
+    return args + ["{probe_bind}"] + list(extra)
+
+
+def probe(*cmd):
+    return ["--", "{probe}"] + list(cmd)
+
+
+class CompatSuite:
+    def __init__(self, name):
+        self.suite = Suite(name)
+        self.name = name
+        self.fixture_fn = None
+
+    def add(self, case):
+        users = case.users
+
+        def fn(ctx, case=case):
+            run_case(ctx, case)
+        self.suite.case(users=users, name=case.name)(fn)
+        return case
+
+    def case(self, name, args, **kw):
+        if "json" not in kw:
+            kw["json"] = "json" in args and "{probe}" in args
+        return self.add(CCase(name, args, **kw))
+
+    def scenario(self, name, users=("root", "unpriv")):
+        """A case computed by a function fn(ctx, form) -> comparable value."""
+        def deco(fn):
+            def run(ctx, fn=fn):
+                run_scenario(ctx, name, fn)
+            self.suite.case(users=users, name=name)(run)
+            return fn
+        return deco
+
+    def main(self, private_mount_ns=False):
+        return self.suite.main(setup=setup_fixture, private_mount_ns=private_mount_ns)
+
+
+# ------------------------------------------------------------------------------------------------
+# Fixture: host files every case can bind (world-readable, made once per program)
+
+
+def setup_fixture(h):
+    fx = os.path.join(h.root, "fx")
+    os.makedirs(os.path.join(fx, "dir", "sub"))
+    with open(os.path.join(fx, "dir", "f"), "w") as f:
+        f.write("file in dir\n")
+    with open(os.path.join(fx, "dir", "sub", "g"), "w") as f:
+        f.write("file in sub\n")
+    with open(os.path.join(fx, "file"), "w") as f:
+        f.write("a file\n")
+    os.symlink("dir", os.path.join(fx, "link-to-dir"))
+    os.makedirs(os.path.join(fx, "rw"))
+    os.makedirs(os.path.join(fx, "dir", "mnt"))
+    for root, dirs, files in os.walk(fx):
+        for d in dirs:
+            os.chmod(os.path.join(root, d), 0o755)
+        for f in files:
+            os.chmod(os.path.join(root, f), 0o644)
+    os.chmod(fx, 0o755)
+    os.chmod(os.path.join(fx, "rw"), 0o777)
+    h.fx = fx
+    if os.environ.get("RF_COMPAT_SUBMOUNT") == "1" or getattr(h, "want_submount", False):
+        rftest.mount_tmpfs(os.path.join(fx, "dir", "mnt"), "size=1m,mode=0755,noexec")
+        with open(os.path.join(fx, "dir", "mnt", "m"), "w") as f:
+            f.write("on a submount\n")
+        os.chmod(os.path.join(fx, "dir", "mnt", "m"), 0o644)
+
+
+# ------------------------------------------------------------------------------------------------
+# Running
+
+
+def forms(h):
+    """(label, form) pairs to compare against the reference."""
+    if h.bwrap_override:
+        return [("RF_BWRAP", "default"), ("bwrap hard link", "link")]
+    return [("ringfence bwrap", "default"), ("bwrap hard link", "link")]
+
+
+def _run_one(ctx, case, form, argv):
+    h = ctx.h
+    fds = []
+    try:
+        for num, data in sorted(case.data_fds.items()):
+            fds.append(fd_with_data(data, num))
+        env = None
+        if case.env is not None:
+            env = dict(BASE_ENV)
+            env.update(case.env)
+            env = {k: v for k, v in env.items() if v is not None}
+        return h.run(argv, user=ctx.user, form=form, pass_fds=fds, cwd=case.cwd, env=env,
+                     input=case.stdin, umask=case.umask)
+    finally:
+        for fd in fds:
+            os.close(fd)
+
+
+def _outcome(h, r, form, argv, is_json, hns):
+    out = r.stdout
+    if is_json:
+        try:
+            launcher_argv = h.invocation(form) + argv
+            out = normalise_probe(json.loads(r.out), r.pid, launcher_argv, hns)
+        except ValueError:
+            out = {"<not json>": r.stdout}
+    return {"exit": r.rc, "stdout": out, "stderr": r.stderr}
+
+
+def describe_diff(ref, got):
+    lines = []
+    if ref["exit"] != got["exit"]:
+        lines.append(f"exit code: reference {ref['exit']}, candidate {got['exit']}")
+    if ref["stderr"] != got["stderr"]:
+        lines.append(f"stderr: reference {ref['stderr']!r}, candidate {got['stderr']!r}")
+    if ref["stdout"] != got["stdout"]:
+        if isinstance(ref["stdout"], dict) and isinstance(got["stdout"], dict):
+            lines += ["stdout " + d for d in json_diff(ref["stdout"], got["stdout"])]
+        else:
+            lines.append(f"stdout: reference {str(ref['stdout'])[:600]!r}, candidate "
+                         f"{str(got['stdout'])[:600]!r}")
+    return lines
+
+
+def run_case(ctx, case):
+    h = ctx.h
+    argv = expand(h, h.fx, case.args)
+    hns = host_ns()
+    ref_r = _run_one(ctx, case, "reference", argv)
+    ref = _outcome(h, ref_r, "reference", argv, case.json, hns)
+    if case.ref_rc is not None and ref_r.rc != case.ref_rc:
+        fail(f"case is broken: the reference exited {ref_r.rc}, the case expects "
+             f"{case.ref_rc}\n  {ref_r.describe()}")
+    problems = []
+    for label, form in forms(h):
+        r = _run_one(ctx, case, form, argv)
+        got = _outcome(h, r, form, argv, case.json, hns)
+        if got != ref:
+            problems.append(f"[{label}] differs from /usr/bin/bwrap:\n    "
+                            + "\n    ".join(describe_diff(ref, got))
+                            + f"\n    argv: {' '.join(r.argv)}")
+    if problems:
+        raise TestFailure("\n  ".join(problems))
+
+
+def run_scenario(ctx, name, fn):
+    ref = fn(ctx, "reference")
+    problems = []
+    for label, form in forms(ctx.h):
+        got = fn(ctx, form)
+        if got != ref:
+            problems.append(f"[{label}] {name}: reference {ref!r}, candidate {got!r}")
+    if problems:
+        raise TestFailure("\n  ".join(problems))
