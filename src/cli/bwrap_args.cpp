@@ -3,8 +3,6 @@
 // 9000-word cap, the --perms/--size modifier rules, and the usage and version texts.
 #include <unistd.h>
 
-#include <cstdio>
-
 #include "bwrap_parser.hpp"
 #include "ringfence/base/sys.hpp"
 
