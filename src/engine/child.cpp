@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: LGPL-2.1-or-later
 // THE child recipe: one flat list of steps from clone to exec, each with why it sits where it
 // does. Any failure is reported once over the status pipe as {stage, errno, message}.
+#include <fcntl.h>
 #include <poll.h>
 #include <signal.h>
 #include <sys/prctl.h>
@@ -13,6 +14,7 @@
 
 #include "child.hpp"
 #include "mounts.hpp"
+#include "ringfence/base/unique_fd.hpp"
 #include "steps.hpp"
 #include "sync.hpp"
 
@@ -62,6 +64,11 @@ void run_child(const ChildContext& ctx) {
   ::umask(0);
   // 3. Maps before any mount: files on the new root need a mapped fsuid.
   check(Stage::IdMaps, write_id_maps_in_child(ctx));
+  base::UniqueFd host_proc;  // for the nested maps, written after the host is detached
+  if (ctx.nested_userns) {
+    host_proc.reset(::open("/proc", O_PATH | O_DIRECTORY | O_CLOEXEC));
+    if (!host_proc.valid()) report_and_exit_in_child(out, Stage::IdMaps, base::errno_error("open /proc"));
+  }
   // 4. The network namespace is made by a helper in parallel with the mounts (its creation is
   //    the costliest kernel step); it needs our capabilities, not the maps.
   NetnsJob netns;
@@ -78,6 +85,12 @@ void run_child(const ChildContext& ctx) {
   // 6. Hostname: the UTS namespace is ours; needs CAP_SYS_ADMIN, so before the drop.
   if (spec.hostname && ::sethostname(spec.hostname->data(), spec.hostname->size()) != 0)
     report_and_exit_in_child(out, Stage::Hostname, base::errno_error("Can't set hostname"));
+  // 6b. The nested user namespace last among the privileged steps: it ends our capabilities
+  //     over everything made so far (mounts, network, hostname).
+  if (ctx.nested_userns) {
+    check(Stage::IdMaps, enter_nested_userns_in_child(ctx, host_proc.get()));
+    host_proc.reset();
+  }
   // 7. Capabilities: bounding, then effective/permitted/inheritable, then ambient.
   check(Stage::Capabilities, drop_caps_in_child(ctx));
   // 8. Working directory (bwrap's fallback chain) and PWD.

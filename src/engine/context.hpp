@@ -26,6 +26,11 @@ struct ChildContext {
   uid_t real_uid = 0, sandbox_uid = 0;
   gid_t real_gid = 0, sandbox_gid = 0;
   bool privileged = false;       // caller is uid 0
+  // bwrap's devpts arrangement for an unprivileged caller with --dev and a non-zero sandbox
+  // uid: the first user namespace maps uid 0 (devpts wants it), a nested one then maps the
+  // sandbox ids onto it. Also leaves the namespaces owned by a user namespace the command is
+  // not root in.
+  bool nested_userns = false;
   std::uint64_t caller_caps = 0; // caller's effective capability set
   std::vector<ResolvedOp> ops;
   std::string old_cwd;           // caller's cwd, tried inside the sandbox

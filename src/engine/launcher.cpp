@@ -12,6 +12,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <climits>
 #include <cstdlib>
@@ -174,6 +175,9 @@ Result<int> launch(const spec::Spec& spec) {
   RF_TRY(spec::validate(spec, ctx.ns, ctx.real_uid, ctx.real_gid));
   ctx.sandbox_uid = spec.uid.value_or(ctx.real_uid);
   ctx.sandbox_gid = spec.gid.value_or(ctx.real_gid);
+  bool has_dev = std::any_of(spec.fs_ops.begin(), spec.fs_ops.end(),
+                             [](const spec::FsOp& op) { return op.kind == spec::OpKind::Dev; });
+  ctx.nested_userns = ctx.ns.user && !ctx.privileged && has_dev && ctx.sandbox_uid != 0;
   ctx.env = final_environment(spec);
   ctx.home = env_value(ctx.env, "HOME");
   RF_TRY(resolve_sources(spec, ctx.ops));

@@ -12,6 +12,9 @@ namespace rf::engine {
 // userns.cpp: setgroups deny, then single-id uid/gid maps written by the child itself
 // (no hand-off with the parent: the child may map its own effective ids).
 base::Status write_id_maps_in_child(const ChildContext& ctx);
+// userns.cpp: the second level of ctx.nested_userns, after the root is built. proc_fd is the
+// host's /proc, opened before the pivot.
+base::Status enter_nested_userns_in_child(const ChildContext& ctx, int proc_fd);
 
 // caps.cpp: the caller's effective set (read in the parent, before clone).
 std::uint64_t caller_effective_caps_from_parent();

@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: LGPL-2.1-or-later
 // uid/gid maps for the new user namespace.
 #include <fcntl.h>
+#include <sched.h>
+#include <unistd.h>
 
 #include <cerrno>
 
@@ -8,6 +10,25 @@
 #include "steps.hpp"
 
 namespace rf::engine {
+namespace {
+
+base::Status write_one(int dir_fd, const std::string& path, const std::string& line, const char* what) {
+  base::UniqueFd fd(::openat(dir_fd, path.c_str(), O_WRONLY | O_CLOEXEC));
+  if (!fd.valid()) return base::errno_error(what);
+  if (auto w = base::write_all(fd.get(), line); !w) return base::Error(w.error().code(), what);
+  return {};
+}
+
+base::Status write_maps(int dir_fd, const std::string& dir, uid_t uid_in, uid_t uid_out, gid_t gid_in,
+                        gid_t gid_out) {
+  RF_TRY(write_one(dir_fd, dir + "uid_map", std::to_string(uid_in) + " " + std::to_string(uid_out) + " 1\n",
+                   "setting up uid map"));
+  RF_TRY(write_one(dir_fd, dir + "gid_map", std::to_string(gid_in) + " " + std::to_string(gid_out) + " 1\n",
+                   "setting up gid map"));
+  return {};
+}
+
+}  // namespace
 
 base::Status write_id_maps_in_child(const ChildContext& ctx) {
   if (!ctx.ns.user) return {};
@@ -19,13 +40,15 @@ base::Status write_id_maps_in_child(const ChildContext& ctx) {
   } else if (fd.error().code() != ENOENT) {
     return base::Error(fd.error().code(), "error opening setgroups");
   }
-  std::string uid_map = std::to_string(ctx.sandbox_uid) + " " + std::to_string(ctx.real_uid) + " 1\n";
-  if (auto w = base::write_file("/proc/self/uid_map", uid_map); !w)
-    return base::Error(w.error().code(), "setting up uid map");
-  std::string gid_map = std::to_string(ctx.sandbox_gid) + " " + std::to_string(ctx.real_gid) + " 1\n";
-  if (auto w = base::write_file("/proc/self/gid_map", gid_map); !w)
-    return base::Error(w.error().code(), "setting up gid map");
-  return {};
+  uid_t inside_uid = ctx.nested_userns ? 0 : ctx.sandbox_uid;
+  gid_t inside_gid = ctx.nested_userns ? 0 : ctx.sandbox_gid;
+  return write_maps(AT_FDCWD, "/proc/self/", inside_uid, ctx.real_uid, inside_gid, ctx.real_gid);
+}
+
+base::Status enter_nested_userns_in_child(const ChildContext& ctx, int proc_fd) {
+  if (::unshare(CLONE_NEWUSER) != 0) return base::errno_error("unshare user namespace");
+  // setgroups stays "deny": a new user namespace inherits it from its parent.
+  return write_maps(proc_fd, "self/", ctx.sandbox_uid, 0, ctx.sandbox_gid, 0);
 }
 
 }  // namespace rf::engine
