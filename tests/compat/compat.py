@@ -13,6 +13,7 @@ the probe's path checks). Everything else must be identical.
 Self-check: RF_BWRAP=/usr/bin/bwrap runs the reference against itself; every case must pass.
 """
 
+import collections
 import json
 import os
 import re
@@ -27,6 +28,9 @@ from rftest import (BASE_ENV, Context, Skip, Suite, TestFailure, fail, fd_with_d
                     host_ns)
 
 REFERENCE = "/usr/bin/bwrap"
+
+# difference line -> cases showing it, for the summary at the end of a run
+DIFFS = collections.defaultdict(set)
 
 
 # ------------------------------------------------------------------------------------------------
@@ -155,10 +159,11 @@ class CompatSuite:
     def __init__(self, name):
         self.suite = Suite(name)
         self.name = name
-        self.fixture_fn = None
+        self.options_used = set()
 
     def add(self, case):
         users = case.users
+        self.options_used |= {a for a in case.args if a.startswith("-")}
 
         def fn(ctx, case=case):
             run_case(ctx, case)
@@ -170,8 +175,11 @@ class CompatSuite:
             kw["json"] = "json" in args and "{probe}" in args
         return self.add(CCase(name, args, **kw))
 
-    def scenario(self, name, users=("root", "unpriv")):
-        """A case computed by a function fn(ctx, form) -> comparable value."""
+    def scenario(self, name, users=("root", "unpriv"), covers=()):
+        """A case computed by a function fn(ctx, form) -> comparable value; covers: the
+        options it exercises (for the coverage check)."""
+        self.options_used |= set(covers)
+
         def deco(fn):
             def run(ctx, fn=fn):
                 run_scenario(ctx, name, fn)
@@ -179,8 +187,16 @@ class CompatSuite:
             return fn
         return deco
 
-    def main(self, private_mount_ns=False):
-        return self.suite.main(setup=setup_fixture, private_mount_ns=private_mount_ns)
+    def main(self, private_mount_ns=True):
+        rc = self.suite.main(setup=setup_fixture, private_mount_ns=private_mount_ns)
+        if DIFFS:
+            print("\ndistinct differences (most frequent first):")
+            for line, cases in sorted(DIFFS.items(), key=lambda kv: (-len(kv[1]), kv[0])):
+                names = sorted(cases)
+                shown = ", ".join(names[:6]) + (f", ... ({len(names)} cases)" if len(names) > 6
+                                                 else "")
+                print(f"  {line[:400]}\n      in: {shown}")
+        return rc
 
 
 # ------------------------------------------------------------------------------------------------
@@ -207,7 +223,7 @@ def setup_fixture(h):
     os.chmod(fx, 0o755)
     os.chmod(os.path.join(fx, "rw"), 0o777)
     h.fx = fx
-    if os.environ.get("RF_COMPAT_SUBMOUNT") == "1" or getattr(h, "want_submount", False):
+    if getattr(h, "want_submount", False):
         rftest.mount_tmpfs(os.path.join(fx, "dir", "mnt"), "size=1m,mode=0755,noexec")
         with open(os.path.join(fx, "dir", "mnt", "m"), "w") as f:
             f.write("on a submount\n")
@@ -261,7 +277,8 @@ def describe_diff(ref, got):
     if ref["stderr"] != got["stderr"]:
         lines.append(f"stderr: reference {ref['stderr']!r}, candidate {got['stderr']!r}")
     if ref["stdout"] != got["stdout"]:
-        if isinstance(ref["stdout"], dict) and isinstance(got["stdout"], dict):
+        if (isinstance(ref["stdout"], dict) and isinstance(got["stdout"], dict)
+                and "<not json>" not in ref["stdout"] and "<not json>" not in got["stdout"]):
             lines += ["stdout " + d for d in json_diff(ref["stdout"], got["stdout"])]
         else:
             lines.append(f"stdout: reference {str(ref['stdout'])[:600]!r}, candidate "
@@ -283,8 +300,11 @@ def run_case(ctx, case):
         r = _run_one(ctx, case, form, argv)
         got = _outcome(h, r, form, argv, case.json, hns)
         if got != ref:
+            lines = describe_diff(ref, got)
+            for line in lines:
+                DIFFS[line].add(f"{case.name}[{ctx.user}]")
             problems.append(f"[{label}] differs from /usr/bin/bwrap:\n    "
-                            + "\n    ".join(describe_diff(ref, got))
+                            + "\n    ".join(lines)
                             + f"\n    argv: {' '.join(r.argv)}")
     if problems:
         raise TestFailure("\n  ".join(problems))
@@ -296,6 +316,8 @@ def run_scenario(ctx, name, fn):
     for label, form in forms(ctx.h):
         got = fn(ctx, form)
         if got != ref:
-            problems.append(f"[{label}] {name}: reference {ref!r}, candidate {got!r}")
+            line = f"{name}: reference {ref!r}, candidate {got!r}"
+            DIFFS[line].add(f"{name}[{ctx.user}]")
+            problems.append(f"[{label}] {line}")
     if problems:
         raise TestFailure("\n  ".join(problems))

@@ -50,7 +50,7 @@ for name, args in (("help", ["--help"]),
                    ("usage-no-arguments", []),
                    ("usage-options-but-no-command", ["--unshare-all", "--setenv", "A", "B"]),
                    ("usage-only-double-dash", ["--"])):
-    C.scenario(name)(usage_scenario(args))
+    C.scenario(name, covers=[a for a in args if a.startswith("-")])(usage_scenario(args))
 
 
 @C.suite.case()
@@ -71,6 +71,9 @@ def expected_version(h):
         return subprocess.run([h.bwrap_override, "--version"], capture_output=True,
                               text=True, timeout=10).stdout
     return TARGET_VERSION
+
+
+C.options_used.add("--version")
 
 
 @C.suite.case()

@@ -146,7 +146,8 @@ for label, root_fn in (("pidns", minimal), ("nopidns", base)):
 
     def make(flag, kill_parent, root_args=root_args):
         return lambda ctx, form: survivors(ctx, form, root_args, flag, kill_parent)
-    C.scenario(f"die-with-parent-launcher-killed-{label}")(make(True, False))
+    C.scenario(f"die-with-parent-launcher-killed-{label}",
+               covers=["--die-with-parent"])(make(True, False))
     C.scenario(f"die-with-parent-caller-killed-{label}")(make(True, True))
     C.scenario(f"no-die-with-parent-launcher-killed-{label}")(make(False, False))
 

@@ -473,7 +473,7 @@ class Suite:
             return fn
         return deco
 
-    def main(self, argv=None, setup=None, private_mount_ns=False):
+    def main(self, argv=None, setup=None, private_mount_ns=True):
         ap = argparse.ArgumentParser(description=f"ringfence {self.name} tests")
         ap.add_argument("--ringfence", help="ringfence binary (else RF_RINGFENCE)")
         ap.add_argument("--probe", help="probe binary (else RF_PROBE)")
@@ -504,9 +504,10 @@ class Suite:
                 print(f"SKIP: {why}")
                 return SKIP
         if private_mount_ns:
-            # Cases that plant mounts on the host side do it in a private mount namespace of
-            # this test program, so nothing can leak into the real host mount table; the
-            # hygiene checks compare this namespace's table before and after each case.
+            # Each test program runs in a private mount namespace of its own: mounts it plants
+            # (submounts under bind sources) cannot reach the real host table, and unrelated
+            # mount activity on the machine cannot disturb the hygiene check, which compares
+            # this namespace's table (the launcher's caller's) before and after each case.
             make_private_mount_ns()
         h = Harness(a.ringfence, a.probe)
         print(f"{self.name}: {h.describe()}; token {h.token}")

@@ -3,8 +3,8 @@
 """Filesystem operations: binds (ro including submounts, nosuid/nodev, -try variants),
 --remount-ro, --tmpfs with --perms/--size, --dir, --symlink, --chmod (bwrap-compat.md 1.2, 2.4).
 
-The whole program runs in a private mount namespace of its own (it mounts a tmpfs under a bind
-source to get a submount), so nothing it mounts can reach the real host mount table."""
+Like every suite, it runs in a private mount namespace of its own (rftest.Suite.main), so the
+tmpfs it mounts under a bind source (to get a submount) never reaches the real host table."""
 
 import os
 import sys
@@ -228,4 +228,4 @@ def ops_run_in_command_line_order(ctx):
 
 
 if __name__ == "__main__":
-    sys.exit(suite.main(private_mount_ns=True))
+    sys.exit(suite.main())

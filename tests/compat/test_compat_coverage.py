@@ -1,0 +1,38 @@
+#!/usr/bin/env python3
+# SPDX-License-Identifier: LGPL-2.1-or-later
+"""compat: every option the compatibility contract requires is exercised by some differential
+case (a static check over the case tables; runs nothing)."""
+
+import importlib
+import os
+import sys
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+
+REQUIRED = """--help --version --args --unshare-all --unshare-user --unshare-user-try --unshare-ipc
+--unshare-pid --unshare-net --unshare-uts --unshare-cgroup --unshare-cgroup-try --share-net
+--uid --gid --hostname --chdir --setenv --unsetenv --clearenv --bind --bind-try --dev-bind
+--dev-bind-try --ro-bind --ro-bind-try --remount-ro --proc --dev --tmpfs --mqueue --dir
+--symlink --chmod --perms --size --seccomp --add-seccomp-fd --new-session --die-with-parent
+--as-pid-1 --cap-add --cap-drop --""".split()
+
+MODULES = ["test_compat_cli", "test_compat_namespaces", "test_compat_filesystem",
+           "test_compat_process"]
+
+
+def main():
+    used = set()
+    for name in MODULES:
+        used |= importlib.import_module(name).C.options_used
+    missing = [o for o in REQUIRED if o not in used]
+    for o in REQUIRED:
+        print(("ok      " if o in used else "MISSING ") + o)
+    if missing:
+        print(f"FAIL: no differential case uses {missing}")
+        return 1
+    print(f"all {len(REQUIRED)} required options are covered")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
