@@ -8,7 +8,9 @@ namespace inode numbers (-> "host"/"new"), pids outside a new pid namespace (-> 
 "launcher"), pipe/socket inode numbers, the launcher's own argv in /proc/1/cmdline, and the root
 mount's internal root path and superblock options (bwrap's sandbox root is a subdirectory of a
 scratch tmpfs; an engine may mount a fresh tmpfs instead - the visible mode is compared through
-the probe's path checks). Everything else must be identical.
+the probe's path checks), and the flags of a mount stacked under a later mount at the same point
+(unobservable; bwrap's per-path remount skips it, the mount_setattr fix does not). Everything
+else must be identical.
 
 Self-check: RF_BWRAP=/usr/bin/bwrap runs the reference against itself; every case must pass.
 """
@@ -65,10 +67,16 @@ def normalise_probe(j, launcher_pid, launcher_argv, hns):
         j["fds"] = {k: re.sub(r"^(pipe|socket):\[\d+\]$", r"\1:[]", v) for k, v in
                     j["fds"].items()}
     if isinstance(j.get("mounts"), list):
-        for m in j["mounts"]:
+        mounts = j["mounts"]
+        for i, m in enumerate(mounts):
             if m.get("mnt") == "/":
                 m.pop("root", None)
                 m.pop("super", None)
+            if any(n.get("mnt") == m.get("mnt") for n in mounts[i + 1:]):
+                # stacked under a later mount at the same point: its flags cannot be observed
+                # (bwrap's per-path remount misses it, a recursive mount_setattr does not)
+                m.pop("opts", None)
+                m["shadowed"] = True
     return j
 
 
@@ -87,15 +95,20 @@ def json_diff(a, b, path="", out=None, limit=25):
             else:
                 json_diff(a[k], b[k], f"{path}/{k}", out, limit)
     elif isinstance(a, list) and isinstance(b, list) and path.endswith("/mounts"):
-        am = {m.get("mnt"): m for m in a}
-        bm = {m.get("mnt"): m for m in b}
-        if [m.get("mnt") for m in a] != [m.get("mnt") for m in b]:
-            out.append(f"{path}: mount points differ: reference-only "
-                       f"{sorted(set(am) - set(bm))}, candidate-only {sorted(set(bm) - set(am))}"
-                       f"; reference list {[m.get('mnt') for m in a]}, candidate list "
-                       f"{[m.get('mnt') for m in b]}")
-        for k in sorted(set(am) & set(bm)):
-            json_diff(am[k], bm[k], f"{path}[{k}]", out, limit)
+        an = [m.get("mnt") for m in a]
+        bn = [m.get("mnt") for m in b]
+        if an != bn:
+            ca, cb = collections.Counter(an), collections.Counter(bn)
+            out.append(f"{path}: mount points differ: reference-only {sorted((ca - cb).elements())}"
+                       f", candidate-only {sorted((cb - ca).elements())}; reference list {an}, "
+                       f"candidate list {bn}")
+            bm = {m.get("mnt"): m for m in b}
+            for m in a:
+                if an.count(m.get("mnt")) == 1 and bn.count(m.get("mnt")) == 1:
+                    json_diff(m, bm[m.get("mnt")], f"{path}[{m.get('mnt')}]", out, limit)
+        else:
+            for i, (x, y) in enumerate(zip(a, b)):
+                json_diff(x, y, f"{path}[{x.get('mnt')}#{i}]", out, limit)
     elif a != b:
         out.append(f"{path}: reference {a!r}, candidate {b!r}")
     return out
