@@ -25,6 +25,11 @@ std::uint64_t requested_caps(const ChildContext& ctx) {
     std::uint64_t bits = op.cap < 0 ? all : (1ull << op.cap);
     set = op.add ? (set | bits) : (set & ~bits);
   }
+  // Outside a new user namespace nothing beyond the caller's own set can be had: --cap-add
+  // ALL means all the caller has. (bwrap passes the unclamped set to capset, which then fails
+  // with EPERM, and goes on with the caller's capabilities unchanged, ignoring any --cap-drop;
+  // ringfence applies the request. See docs/compat-bwrap.md.)
+  if (!ctx.ns.user) set &= ctx.caller_caps;
   return set & all;
 }
 
@@ -73,6 +78,8 @@ base::Status drop_caps_in_child(const ChildContext& ctx) {
       if ((set & (1ull << i)) == 0 && cap_drop_bound(i) != 0 && errno != EINVAL)
         return base::errno_error("Dropping capability " + std::to_string(i) + " from bounds");
   }
+  // With --cap-add/--cap-drop the set also goes to inheritable and ambient, so a non-root
+  // command keeps it across exec; root in a user namespace without them gets neither.
   if (auto s = set_caps(set, explicit_caps); !s) return s;
   if (!explicit_caps) return {};
   if (prctl(PR_CAP_AMBIENT, PR_CAP_AMBIENT_CLEAR_ALL, 0, 0, 0) != 0 && errno != EINVAL)

@@ -26,9 +26,9 @@ struct ChildContext {
   uid_t real_uid = 0, sandbox_uid = 0;
   gid_t real_gid = 0, sandbox_gid = 0;
   bool privileged = false;       // caller is uid 0
-  // bwrap's devpts arrangement for an unprivileged caller with --dev and a non-zero sandbox
-  // uid: the first user namespace maps uid 0 (devpts wants it), a nested one then maps the
-  // sandbox ids onto it. Also leaves the namespaces owned by a user namespace the command is
+  // bwrap's devpts arrangement, with --dev in a user namespace and sandbox ids other than 0:
+  // the first user namespace maps uid/gid 0 (devpts wants them) and setup runs as 0; a nested
+  // one then maps the sandbox ids onto it. Also leaves the namespaces owned by a user namespace the command is
   // not root in.
   bool nested_userns = false;
   std::uint64_t caller_caps = 0; // caller's effective capability set

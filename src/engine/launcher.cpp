@@ -177,7 +177,7 @@ Result<int> launch(const spec::Spec& spec) {
   ctx.sandbox_gid = spec.gid.value_or(ctx.real_gid);
   bool has_dev = std::any_of(spec.fs_ops.begin(), spec.fs_ops.end(),
                              [](const spec::FsOp& op) { return op.kind == spec::OpKind::Dev; });
-  ctx.nested_userns = ctx.ns.user && !ctx.privileged && has_dev && ctx.sandbox_uid != 0;
+  ctx.nested_userns = ctx.ns.user && has_dev && (ctx.sandbox_uid != 0 || ctx.sandbox_gid != 0);
   ctx.env = final_environment(spec);
   ctx.home = env_value(ctx.env, "HOME");
   RF_TRY(resolve_sources(spec, ctx.ops));

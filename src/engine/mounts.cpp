@@ -35,15 +35,47 @@ std::string octal(mode_t m) {
   return buf;
 }
 
-// Mode for parent directories created on the way to an op's destination: group and other
-// bits that the op's own mode withholds are withheld from the parents too.
+// Mode for parent directories created on the way to an op's destination: bwrap derives it
+// from the op's own mode (0 for ops that take none), clearing the group and other bits that
+// mode withholds: 0755 for --dir and --tmpfs by default, 0700 for binds, symlinks, proc, dev.
 mode_t parent_mode_for(const FsOp& op) {
+  mode_t perms = op.perms.value_or((op.kind == OpKind::Dir || op.kind == OpKind::Tmpfs) ? 0755 : 0);
   mode_t m = 0755;
-  if (op.perms) {
-    if ((*op.perms & 0070) == 0) m &= ~0070u;
-    if ((*op.perms & 0007) == 0) m &= ~0007u;
-  }
+  if ((perms & 0070) == 0) m &= ~0050u;
+  if ((perms & 0007) == 0) m &= ~0005u;
   return m;
+}
+
+// The op's last path component, created in its (already in-root) parent directory.
+struct Dest {
+  int root_fd;
+  int parent_fd;
+  std::string name;  // empty when the destination is the root itself
+  const std::string& path;
+};
+
+// A directory at dest (kept as it is when one exists), as bwrap's ensure_dir.
+Status ensure_dir(const Dest& d, mode_t mode) {
+  if (!d.name.empty() && ::mkdirat(d.parent_fd, d.name.c_str(), mode) != 0 && errno != EEXIST)
+    return fail("Can't mkdir " + d.path);
+  auto fd = open_in_root(d.root_fd, d.path, O_PATH | O_DIRECTORY);
+  if (!fd) return Error(fd.error().code(), "Can't mkdir " + d.path);
+  return {};
+}
+
+// A file to mount over (an existing non-directory is fine), as bwrap's ensure_file.
+Status ensure_file(const Dest& d, mode_t mode) {
+  if (d.name.empty()) return Error(EISDIR, "Can't create file at " + d.path);
+  int fd = ::openat(d.parent_fd, d.name.c_str(), O_CREAT | O_EXCL | O_WRONLY | O_NOFOLLOW | O_CLOEXEC, mode);
+  if (fd >= 0) {
+    ::close(fd);
+    return {};
+  }
+  if (errno != EEXIST) return fail("Can't create file at " + d.path);
+  struct stat st {};
+  if (::fstatat(d.parent_fd, d.name.c_str(), &st, AT_SYMLINK_NOFOLLOW) == 0 && S_ISDIR(st.st_mode))
+    return Error(EISDIR, "Can't create file at " + d.path);
+  return {};
 }
 
 // Fallback for kernels without mount_setattr: remount every mount at or below `path`.
@@ -86,77 +118,44 @@ Status add_mount_attrs(int fd, unsigned long attrs, bool recursive) {
 
 namespace {
 
-Status op_bind(const ChildContext&, int root_fd, const ResolvedOp& r) {
+Status op_bind(const ResolvedOp& r, const Dest& d) {
   const FsOp& op = r.op;
   unsigned long attrs = MOUNT_ATTR_NOSUID;
   if (op.kind != OpKind::DevBind) attrs |= MOUNT_ATTR_NODEV;
   if (op.kind == OpKind::RoBind) attrs |= MOUNT_ATTR_RDONLY;
-  // The mount point: a directory for a directory source, else an empty file (parents 0755).
-  if (r.source_is_dir) {
-    auto d = mkdir_p_in_root(root_fd, op.dest, 0755);
-    if (!d) return Error(d.error().code(), "Can't mkdir " + op.dest);
-  } else {
-    auto parent = mkdir_p_in_root(root_fd, base::parent(op.dest), 0755);
-    if (!parent) return Error(parent.error().code(), "Can't mkdir parents for " + op.dest);
-    auto last = base::components(op.dest);
-    std::string name = last.empty() ? "." : last.back();
-    int fd = ::openat(parent->get(), name.c_str(), O_CREAT | O_EXCL | O_WRONLY | O_NOFOLLOW | O_CLOEXEC, 0444);
-    if (fd >= 0) {
-      ::close(fd);
-    } else if (errno != EEXIST) {
-      return fail("Can't create file at " + op.dest);
-    }
-  }
-  return bind_onto_in_child(r.host_source, root_fd, op.dest, attrs, true);
+  RF_TRY(r.source_is_dir ? ensure_dir(d, 0755) : ensure_file(d, 0444));
+  return bind_onto_in_child(r.host_source, d.root_fd, op.dest, attrs, true);
 }
 
-Status op_tmpfs(int root_fd, const FsOp& op) {
-  mode_t mode = op.perms.value_or(0755);
-  auto d = mkdir_p_in_root(root_fd, op.dest, parent_mode_for(op));
-  if (!d) return Error(d.error().code(), "Can't mkdir " + op.dest);
-  std::string opts = "mode=" + octal(mode);
+Status op_tmpfs(const FsOp& op, const Dest& d) {
+  RF_TRY(ensure_dir(d, 0755));
+  auto fd = open_in_root(d.root_fd, op.dest, O_PATH | O_DIRECTORY);
+  if (!fd) return Error(fd.error().code(), "Can't mkdir " + op.dest);
+  std::string opts = "mode=" + octal(op.perms.value_or(0755));
   if (op.size) opts += ",size=" + std::to_string(*op.size);
-  if (::mount("tmpfs", fd_path(d->get()).c_str(), "tmpfs", MS_NOSUID | MS_NODEV, opts.c_str()) != 0)
+  if (::mount("tmpfs", fd_path(fd->get()).c_str(), "tmpfs", MS_NOSUID | MS_NODEV, opts.c_str()) != 0)
     return fail("Can't mount tmpfs on /newroot" + base::normalize("/" + op.dest));
   return {};
 }
 
-Status op_mqueue(int root_fd, const FsOp& op) {
-  auto d = mkdir_p_in_root(root_fd, op.dest, 0755);
-  if (!d) return Error(d.error().code(), "Can't mkdir " + op.dest);
-  if (::mount("mqueue", fd_path(d->get()).c_str(), "mqueue", 0, nullptr) != 0)
+Status op_mqueue(const FsOp& op, const Dest& d) {
+  RF_TRY(ensure_dir(d, 0755));
+  auto fd = open_in_root(d.root_fd, op.dest, O_PATH | O_DIRECTORY);
+  if (!fd) return Error(fd.error().code(), "Can't mkdir " + op.dest);
+  if (::mount("mqueue", fd_path(fd->get()).c_str(), "mqueue", 0, nullptr) != 0)
     return fail("Can't mount mqueue on /newroot" + base::normalize("/" + op.dest));
   return {};
 }
 
-Status op_dir(int root_fd, const FsOp& op) {
-  auto parent = mkdir_p_in_root(root_fd, base::parent(op.dest), parent_mode_for(op));
-  if (!parent) return Error(parent.error().code(), "Can't mkdir " + op.dest);
-  auto comps = base::components(op.dest);
-  if (comps.empty()) return {};
-  if (::mkdirat(parent->get(), comps.back().c_str(), op.perms.value_or(0755)) != 0 && errno != EEXIST)
-    return fail("Can't mkdir " + op.dest);
-  // An existing entry must be (or lead in-root to) a directory.
-  auto d = open_in_root(root_fd, op.dest, O_PATH | O_DIRECTORY);
-  if (!d) return Error(d.error().code(), "Can't mkdir " + op.dest);
-  return {};
-}
-
-Status op_symlink(int root_fd, const FsOp& op) {
-  auto parent = mkdir_p_in_root(root_fd, base::parent(op.dest), 0755);
-  if (!parent) return Error(parent.error().code(), "Can't make symlink at " + op.dest);
-  auto comps = base::components(op.dest);
-  std::string name = comps.empty() ? "." : comps.back();
-  if (::symlinkat(op.source.c_str(), parent->get(), name.c_str()) == 0) return {};
+Status op_symlink(const FsOp& op, const Dest& d) {
+  if (::symlinkat(op.source.c_str(), d.parent_fd, d.name.c_str()) == 0) return {};
   if (errno != EEXIST) return fail("Can't make symlink at " + op.dest);
   // Idempotent: an existing link with exactly this target is fine (bwrap >= 0.9).
   char target[4096];
-  ssize_t n = ::readlinkat(parent->get(), name.c_str(), target, sizeof target - 1);
-  if (n < 0)
-    return Error(0, "Can't make symlink at " + op.dest + ": destination exists and is not a symlink");
+  ssize_t n = ::readlinkat(d.parent_fd, d.name.c_str(), target, sizeof target - 1);
+  if (n < 0) return Error(0, "Can't make symlink at " + op.dest + ": destination exists and is not a symlink");
   target[n] = 0;
-  if (op.source != target)
-    return Error(0, "Can't make symlink at " + op.dest + ": existing destination is " + target);
+  if (op.source != target) return Error(0, "Can't make symlink at " + op.dest + ": existing destination is " + target);
   return {};
 }
 
@@ -170,11 +169,39 @@ Status op_chmod(int root_fd, const FsOp& op) {
 }
 
 Status op_remount_ro(int root_fd, const FsOp& op) {
-  std::string what = "Can't remount readonly on /newroot" + base::normalize("/" + op.dest);
+  std::string where = "/newroot" + base::normalize("/" + op.dest);
+  std::string what = "Can't remount readonly on " + where;
   auto fd = open_in_root(root_fd, op.dest, O_PATH);
   if (!fd) return Error(fd.error().code(), what + ": realpath(destination)");
   Status s = add_mount_attrs(fd->get(), MOUNT_ATTR_RDONLY | MOUNT_ATTR_NOSUID | MOUNT_ATTR_NODEV, false);
+  if (!s && s.error().code() == EINVAL)  // not a mount point
+    return Error(0, what + ": Unable to find \"" + where + "\" in mount table");
   if (!s) return Error(s.error().code(), what);
+  return {};
+}
+
+Status apply_op(const ChildContext& ctx, int rfd, const ResolvedOp& r) {
+  const FsOp& op = r.op;
+  // In place, never created: bwrap's NO_CREATE_DEST ops.
+  if (op.kind == OpKind::RemountRo) return op_remount_ro(rfd, op);
+  if (op.kind == OpKind::Chmod) return op_chmod(rfd, op);
+  auto parent = mkdir_p_in_root(rfd, base::parent(base::normalize("/" + op.dest)), parent_mode_for(op));
+  if (!parent) return Error(parent.error().code(), "Can't mkdir parents for " + op.dest);
+  auto comps = base::components(op.dest);
+  Dest d{rfd, parent->get(), comps.empty() ? std::string() : comps.back(), op.dest};
+  switch (op.kind) {
+    case OpKind::Bind:
+    case OpKind::RoBind:
+    case OpKind::DevBind: return op_bind(r, d);
+    case OpKind::Tmpfs: return op_tmpfs(op, d);
+    case OpKind::Mqueue: return op_mqueue(op, d);
+    case OpKind::Dir: return ensure_dir(d, op.perms.value_or(0755));
+    case OpKind::Symlink: return op_symlink(op, d);
+    case OpKind::Proc: RF_TRY(ensure_dir(d, 0755)); return mount_proc_in_child(ctx, rfd, op);
+    case OpKind::Dev: RF_TRY(ensure_dir(d, 0755)); return mount_dev_in_child(ctx, rfd, op);
+    case OpKind::RemountRo:
+    case OpKind::Chmod: break;
+  }
   return {};
 }
 
@@ -225,23 +252,7 @@ Status apply_ops_in_child(const ChildContext& ctx) {
     // stale fd would resolve in the directory underneath.
     auto root = base::open_fd("/newroot", O_PATH | O_DIRECTORY);
     if (!root) return std::move(root.error());
-    int rfd = root->get();
-    const FsOp& op = r.op;
-    Status s;
-    switch (op.kind) {
-      case OpKind::Bind:
-      case OpKind::RoBind:
-      case OpKind::DevBind: s = op_bind(ctx, rfd, r); break;
-      case OpKind::RemountRo: s = op_remount_ro(rfd, op); break;
-      case OpKind::Tmpfs: s = op_tmpfs(rfd, op); break;
-      case OpKind::Proc: s = mount_proc_in_child(ctx, rfd, op); break;
-      case OpKind::Dev: s = mount_dev_in_child(ctx, rfd, op); break;
-      case OpKind::Mqueue: s = op_mqueue(rfd, op); break;
-      case OpKind::Dir: s = op_dir(rfd, op); break;
-      case OpKind::Symlink: s = op_symlink(rfd, op); break;
-      case OpKind::Chmod: s = op_chmod(rfd, op); break;
-    }
-    if (!s) return s;
+    RF_TRY(apply_op(ctx, root->get(), r));
   }
   return {};
 }

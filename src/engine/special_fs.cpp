@@ -45,7 +45,7 @@ Status make_file_at(int dir_fd, const char* name, mode_t mode, const std::string
 }  // namespace
 
 Status mount_proc_in_child(const ChildContext& ctx, int root_fd, const spec::FsOp& op) {
-  auto d = mkdir_p_in_root(root_fd, op.dest, 0755);
+  auto d = open_in_root(root_fd, op.dest, O_PATH | O_DIRECTORY);
   if (!d) return Error(d.error().code(), "Can't mkdir " + op.dest);
   if (ctx.ns.pid) {
     if (::mount("proc", fd_path(d->get()).c_str(), "proc", MS_NOSUID | MS_NOEXEC | MS_NODEV, nullptr) != 0)
@@ -58,7 +58,9 @@ Status mount_proc_in_child(const ChildContext& ctx, int root_fd, const spec::FsO
   auto proc = open_in_root(root_fd, op.dest, O_PATH | O_DIRECTORY);
   if (!proc) return Error(proc.error().code(), "Can't open " + op.dest);
   for (const char* entry : kProcCovers) {
-    if (::faccessat(proc->get(), entry, W_OK, AT_EACCESS) != 0) continue;
+    // The real ids decide, as access(2) does in bwrap: a non-zero sandbox uid cannot write
+    // these entries after exec anyway.
+    if (::faccessat(proc->get(), entry, W_OK, 0) != 0) continue;
     std::string sub = base::join(op.dest, entry);
     std::string src = "/oldroot/proc/self/fd/" + std::to_string(proc->get()) + "/" + entry;
     auto target = open_in_root(root_fd, sub, O_PATH);
@@ -75,7 +77,7 @@ Status mount_proc_in_child(const ChildContext& ctx, int root_fd, const spec::FsO
 }
 
 Status mount_dev_in_child(const ChildContext& ctx, int root_fd, const spec::FsOp& op) {
-  auto d = mkdir_p_in_root(root_fd, op.dest, 0755);
+  auto d = open_in_root(root_fd, op.dest, O_PATH | O_DIRECTORY);
   if (!d) return Error(d.error().code(), "Can't mkdir " + op.dest);
   if (::mount("tmpfs", fd_path(d->get()).c_str(), "tmpfs", MS_NOSUID | MS_NODEV, "mode=0755") != 0)
     return base::errno_error("Can't mount tmpfs on " + in_newroot(op.dest));
