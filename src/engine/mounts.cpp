@@ -19,6 +19,7 @@ namespace rf::engine {
 namespace {
 
 using base::Error;
+using base::Result;
 using base::Status;
 using base::UniqueFd;
 using spec::FsOp;
@@ -54,28 +55,33 @@ struct Dest {
   const std::string& path;
 };
 
-// A directory at dest (kept as it is when one exists), as bwrap's ensure_dir.
-Status ensure_dir(const Dest& d, mode_t mode) {
-  if (!d.name.empty() && ::mkdirat(d.parent_fd, d.name.c_str(), mode) != 0 && errno != EEXIST)
-    return fail("Can't mkdir " + d.path);
+// A directory at dest (kept as it is when one exists), as bwrap's ensure_dir; returns it.
+Result<UniqueFd> ensure_dir(const Dest& d, mode_t mode) {
+  if (!d.name.empty()) {
+    if (::mkdirat(d.parent_fd, d.name.c_str(), mode) == 0) {
+      // Just made by us in a resolved parent: no symlink can stand there.
+      int fd = ::openat(d.parent_fd, d.name.c_str(), O_PATH | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+      if (fd < 0) return fail("Can't mkdir " + d.path);
+      return UniqueFd(fd);
+    }
+    if (errno != EEXIST) return fail("Can't mkdir " + d.path);
+  }
   auto fd = open_in_root(d.root_fd, d.path, O_PATH | O_DIRECTORY);
   if (!fd) return Error(fd.error().code(), "Can't mkdir " + d.path);
-  return {};
+  return fd;
 }
 
-// A file to mount over (an existing non-directory is fine), as bwrap's ensure_file.
-Status ensure_file(const Dest& d, mode_t mode) {
+// A file to mount over (an existing non-directory is fine), as bwrap's ensure_file; returns it.
+Result<UniqueFd> ensure_file(const Dest& d, mode_t mode) {
   if (d.name.empty()) return Error(EISDIR, "Can't create file at " + d.path);
   int fd = ::openat(d.parent_fd, d.name.c_str(), O_CREAT | O_EXCL | O_WRONLY | O_NOFOLLOW | O_CLOEXEC, mode);
-  if (fd >= 0) {
-    ::close(fd);
-    return {};
-  }
+  if (fd >= 0) return UniqueFd(fd);
   if (errno != EEXIST) return fail("Can't create file at " + d.path);
+  auto existing = open_in_root(d.root_fd, d.path, O_PATH);
+  if (!existing) return Error(existing.error().code(), "Can't create file at " + d.path);
   struct stat st {};
-  if (::fstatat(d.parent_fd, d.name.c_str(), &st, AT_SYMLINK_NOFOLLOW) == 0 && S_ISDIR(st.st_mode))
-    return Error(EISDIR, "Can't create file at " + d.path);
-  return {};
+  if (::fstat(existing->get(), &st) == 0 && S_ISDIR(st.st_mode)) return Error(EISDIR, "Can't create file at " + d.path);
+  return existing;
 }
 
 // Fallback for kernels without mount_setattr: remount every mount at or below `path`.
@@ -123,28 +129,23 @@ Status op_bind(const ResolvedOp& r, const Dest& d) {
   unsigned long attrs = MOUNT_ATTR_NOSUID;
   if (op.kind != OpKind::DevBind) attrs |= MOUNT_ATTR_NODEV;
   if (op.kind == OpKind::RoBind) attrs |= MOUNT_ATTR_RDONLY;
-  RF_TRY(r.source_is_dir ? ensure_dir(d, 0755) : ensure_file(d, 0444));
-  return bind_onto_in_child(r.host_source, d.root_fd, op.dest, attrs, true);
+  auto target = r.source_is_dir ? ensure_dir(d, 0755) : ensure_file(d, 0444);
+  if (!target) return std::move(target.error());
+  return bind_onto_in_child(r.host_source, target->get(), d.root_fd, op.dest, attrs, true);
+}
+
+Status mount_fs_on(const char* fstype, const FsOp& op, const Dest& d, unsigned long flags, const char* data) {
+  auto target = ensure_dir(d, 0755);
+  if (!target) return std::move(target.error());
+  if (::mount(fstype, fd_path(target->get()).c_str(), fstype, flags, data) != 0)
+    return fail(std::string("Can't mount ") + fstype + " on /newroot" + base::normalize("/" + op.dest));
+  return {};
 }
 
 Status op_tmpfs(const FsOp& op, const Dest& d) {
-  RF_TRY(ensure_dir(d, 0755));
-  auto fd = open_in_root(d.root_fd, op.dest, O_PATH | O_DIRECTORY);
-  if (!fd) return Error(fd.error().code(), "Can't mkdir " + op.dest);
   std::string opts = "mode=" + octal(op.perms.value_or(0755));
   if (op.size) opts += ",size=" + std::to_string(*op.size);
-  if (::mount("tmpfs", fd_path(fd->get()).c_str(), "tmpfs", MS_NOSUID | MS_NODEV, opts.c_str()) != 0)
-    return fail("Can't mount tmpfs on /newroot" + base::normalize("/" + op.dest));
-  return {};
-}
-
-Status op_mqueue(const FsOp& op, const Dest& d) {
-  RF_TRY(ensure_dir(d, 0755));
-  auto fd = open_in_root(d.root_fd, op.dest, O_PATH | O_DIRECTORY);
-  if (!fd) return Error(fd.error().code(), "Can't mkdir " + op.dest);
-  if (::mount("mqueue", fd_path(fd->get()).c_str(), "mqueue", 0, nullptr) != 0)
-    return fail("Can't mount mqueue on /newroot" + base::normalize("/" + op.dest));
-  return {};
+  return mount_fs_on("tmpfs", op, d, MS_NOSUID | MS_NODEV, opts.c_str());
 }
 
 Status op_symlink(const FsOp& op, const Dest& d) {
@@ -194,11 +195,19 @@ Status apply_op(const ChildContext& ctx, int rfd, const ResolvedOp& r) {
     case OpKind::RoBind:
     case OpKind::DevBind: return op_bind(r, d);
     case OpKind::Tmpfs: return op_tmpfs(op, d);
-    case OpKind::Mqueue: return op_mqueue(op, d);
-    case OpKind::Dir: return ensure_dir(d, op.perms.value_or(0755));
+    case OpKind::Mqueue: return mount_fs_on("mqueue", op, d, 0, nullptr);
+    case OpKind::Dir: {
+      auto dir = ensure_dir(d, op.perms.value_or(0755));
+      return dir ? Status() : Status(std::move(dir.error()));
+    }
     case OpKind::Symlink: return op_symlink(op, d);
-    case OpKind::Proc: RF_TRY(ensure_dir(d, 0755)); return mount_proc_in_child(ctx, rfd, op);
-    case OpKind::Dev: RF_TRY(ensure_dir(d, 0755)); return mount_dev_in_child(ctx, rfd, op);
+    case OpKind::Proc:
+    case OpKind::Dev: {
+      auto dir = ensure_dir(d, 0755);
+      if (!dir) return std::move(dir.error());
+      return op.kind == OpKind::Proc ? mount_proc_in_child(ctx, rfd, dir->get(), op)
+                                     : mount_dev_in_child(ctx, rfd, dir->get(), op);
+    }
     case OpKind::RemountRo:
     case OpKind::Chmod: break;
   }
@@ -207,15 +216,13 @@ Status apply_op(const ChildContext& ctx, int rfd, const ResolvedOp& r) {
 
 }  // namespace
 
-Status bind_onto_in_child(const std::string& host_path, int root_fd, const std::string& dest, unsigned long attrs,
-                          bool recursive) {
+Status bind_onto_in_child(const std::string& host_path, int target_fd, int root_fd, const std::string& dest,
+                          unsigned long attrs, bool recursive) {
   std::string src = "/oldroot" + host_path;
   std::string what = "Can't bind mount " + src + " on /newroot" + base::normalize("/" + dest);
-  auto target = open_in_root(root_fd, dest, O_PATH);
-  if (!target) return Error(target.error().code(), what);
-  if (::mount(src.c_str(), fd_path(target->get()).c_str(), nullptr, MS_BIND | (recursive ? MS_REC : 0), nullptr) != 0)
+  if (::mount(src.c_str(), fd_path(target_fd).c_str(), nullptr, MS_BIND | (recursive ? MS_REC : 0), nullptr) != 0)
     return fail(what);
-  // Re-open: the old fd still names the directory underneath the new mount.
+  // Re-open: target_fd still names the directory underneath the new mount.
   auto mounted = open_in_root(root_fd, dest, O_PATH);
   if (!mounted) return Error(mounted.error().code(), what);
   Status s = add_mount_attrs(mounted->get(), attrs, recursive);
@@ -246,13 +253,17 @@ Status prepare_root_in_child() {
 }
 
 Status apply_ops_in_child(const ChildContext& ctx) {
+  auto root = base::open_fd("/newroot", O_PATH | O_DIRECTORY);
+  if (!root) return std::move(root.error());
   for (const auto& r : ctx.ops) {
     if (r.skip) continue;
-    // Opened per op: an earlier op may have mounted over the root itself (--bind / /), and a
-    // stale fd would resolve in the directory underneath.
-    auto root = base::open_fd("/newroot", O_PATH | O_DIRECTORY);
-    if (!root) return std::move(root.error());
     RF_TRY(apply_op(ctx, root->get(), r));
+    // An op that mounted over the root itself (--bind / /) hides the directory root_fd
+    // names: later ops must resolve in the new mount.
+    if (base::components(r.op.dest).empty()) {
+      root = base::open_fd("/newroot", O_PATH | O_DIRECTORY);
+      if (!root) return std::move(root.error());
+    }
   }
   return {};
 }

@@ -16,16 +16,17 @@ base::Status apply_ops_in_child(const ChildContext& ctx);
 base::Status finish_root_in_child();
 
 // One op (mounts.cpp dispatches; the special file systems live in special_fs.cpp).
-base::Status mount_proc_in_child(const ChildContext& ctx, int root_fd, const spec::FsOp& op);
-base::Status mount_dev_in_child(const ChildContext& ctx, int root_fd, const spec::FsOp& op);
+// dir_fd is the (existing) destination directory.
+base::Status mount_proc_in_child(const ChildContext& ctx, int root_fd, int dir_fd, const spec::FsOp& op);
+base::Status mount_dev_in_child(const ChildContext& ctx, int root_fd, int dir_fd, const spec::FsOp& op);
 
 // Add MOUNT_ATTR_* bits to the mount rooted at fd (and its submounts when recursive), with
 // mount_setattr or, on kernels without it, a remount of each mount from mountinfo.
 base::Status add_mount_attrs(int fd, unsigned long attrs, bool recursive);
 
-// Bind host_path (as seen under /oldroot) onto the in-root target fd's location, then add
-// attributes (MOUNT_ATTR_*) to the new mount and, when recursive, to every submount.
-base::Status bind_onto_in_child(const std::string& host_path, int root_fd, const std::string& dest,
+// Bind host_path (as seen under /oldroot) onto target_fd (the in-root mount point of dest),
+// then add attributes (MOUNT_ATTR_*) to the new mount and, when recursive, to every submount.
+base::Status bind_onto_in_child(const std::string& host_path, int target_fd, int root_fd, const std::string& dest,
                                 unsigned long attrs, bool recursive);
 
 }  // namespace rf::engine

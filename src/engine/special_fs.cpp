@@ -7,6 +7,7 @@
 #include <unistd.h>
 
 #include <cerrno>
+#include <cstring>
 
 #include "mounts.hpp"
 #include "resolve.hpp"
@@ -35,25 +36,22 @@ constexpr DevLink kDevLinks[] = {
     {"fd", "/proc/self/fd"},      {"core", "/proc/kcore"},       {"ptmx", "pts/ptmx"},
 };
 
-Status make_file_at(int dir_fd, const char* name, mode_t mode, const std::string& what) {
-  int fd = ::openat(dir_fd, name, O_CREAT | O_EXCL | O_WRONLY | O_NOFOLLOW | O_CLOEXEC, mode);
-  if (fd < 0 && errno != EEXIST) return base::errno_error(what);
-  if (fd >= 0) ::close(fd);
-  return {};
+// An empty file in a directory we made ourselves (so no symlink can stand there), to mount on.
+base::Result<base::UniqueFd> make_file_at(int dir_fd, const char* name, const std::string& what) {
+  int fd = ::openat(dir_fd, name, O_CREAT | O_EXCL | O_WRONLY | O_NOFOLLOW | O_CLOEXEC, 0444);
+  if (fd < 0) return base::errno_error(what);
+  return base::UniqueFd(fd);
 }
 
 }  // namespace
 
-Status mount_proc_in_child(const ChildContext& ctx, int root_fd, const spec::FsOp& op) {
-  auto d = open_in_root(root_fd, op.dest, O_PATH | O_DIRECTORY);
-  if (!d) return Error(d.error().code(), "Can't mkdir " + op.dest);
+Status mount_proc_in_child(const ChildContext& ctx, int root_fd, int dir_fd, const spec::FsOp& op) {
   if (ctx.ns.pid) {
-    if (::mount("proc", fd_path(d->get()).c_str(), "proc", MS_NOSUID | MS_NOEXEC | MS_NODEV, nullptr) != 0)
+    if (::mount("proc", fd_path(dir_fd).c_str(), "proc", MS_NOSUID | MS_NOEXEC | MS_NODEV, nullptr) != 0)
       return base::errno_error("Can't mount proc on " + in_newroot(op.dest));
   } else {
     // Without a PID namespace a new procfs would show the same pids: bind the host's.
-    Status s = bind_onto_in_child("/proc", root_fd, op.dest, MOUNT_ATTR_NOSUID | MOUNT_ATTR_NODEV, true);
-    if (!s) return s;
+    RF_TRY(bind_onto_in_child("/proc", dir_fd, root_fd, op.dest, MOUNT_ATTR_NOSUID | MOUNT_ATTR_NODEV, true));
   }
   auto proc = open_in_root(root_fd, op.dest, O_PATH | O_DIRECTORY);
   if (!proc) return Error(proc.error().code(), "Can't open " + op.dest);
@@ -62,56 +60,43 @@ Status mount_proc_in_child(const ChildContext& ctx, int root_fd, const spec::FsO
     // these entries after exec anyway.
     if (::faccessat(proc->get(), entry, W_OK, 0) != 0) continue;
     std::string sub = base::join(op.dest, entry);
-    std::string src = "/oldroot/proc/self/fd/" + std::to_string(proc->get()) + "/" + entry;
     auto target = open_in_root(root_fd, sub, O_PATH);
     if (!target) continue;
-    if (::mount(src.c_str(), fd_path(target->get()).c_str(), nullptr, MS_BIND | MS_REC, nullptr) != 0)
-      return base::errno_error("Can't bind mount " + in_newroot(sub));
-    auto mounted = open_in_root(root_fd, sub, O_PATH);
-    if (!mounted) return Error(mounted.error().code(), "Can't remount readonly on " + in_newroot(sub));
-    Status s = add_mount_attrs(mounted->get(), MOUNT_ATTR_RDONLY | MOUNT_ATTR_NOSUID | MOUNT_ATTR_NODEV, true);
-    if (!s && s.error().code() != EROFS)
-      return Error(s.error().code(), "Can't remount readonly on " + in_newroot(sub));
+    RF_TRY(bind_onto_in_child(fd_path(proc->get()).substr(std::strlen("/oldroot")) + "/" + entry, target->get(),
+                              root_fd, sub, MOUNT_ATTR_RDONLY | MOUNT_ATTR_NOSUID | MOUNT_ATTR_NODEV, true));
   }
   return {};
 }
 
-Status mount_dev_in_child(const ChildContext& ctx, int root_fd, const spec::FsOp& op) {
-  auto d = open_in_root(root_fd, op.dest, O_PATH | O_DIRECTORY);
-  if (!d) return Error(d.error().code(), "Can't mkdir " + op.dest);
-  if (::mount("tmpfs", fd_path(d->get()).c_str(), "tmpfs", MS_NOSUID | MS_NODEV, "mode=0755") != 0)
+Status mount_dev_in_child(const ChildContext& ctx, int root_fd, int dir_fd, const spec::FsOp& op) {
+  if (::mount("tmpfs", fd_path(dir_fd).c_str(), "tmpfs", MS_NOSUID | MS_NODEV, "mode=0755") != 0)
     return base::errno_error("Can't mount tmpfs on " + in_newroot(op.dest));
   auto dev = open_in_root(root_fd, op.dest, O_PATH | O_DIRECTORY);
   if (!dev) return Error(dev.error().code(), "Can't open " + op.dest);
   int dfd = dev->get();
   for (const char* node : kDevNodes) {
     std::string sub = base::join(op.dest, node);
-    Status s = make_file_at(dfd, node, 0444, "Can't create file at " + sub);
-    if (!s) return s;
+    auto file = make_file_at(dfd, node, "Can't create file at " + sub);
+    if (!file) return std::move(file.error());
     // Device access stays allowed on these binds (no nodev), setuid never.
-    s = bind_onto_in_child(std::string("/dev/") + node, root_fd, sub, MOUNT_ATTR_NOSUID, false);
-    if (!s) return s;
+    RF_TRY(bind_onto_in_child(std::string("/dev/") + node, file->get(), root_fd, sub, MOUNT_ATTR_NOSUID, false));
   }
   for (const auto& l : kDevLinks) {
-    if (::symlinkat(l.target, dfd, l.name) != 0 && errno != EEXIST)
+    if (::symlinkat(l.target, dfd, l.name) != 0)
       return base::errno_error("Can't make symlink at " + base::join(op.dest, l.name));
   }
-  if (::mkdirat(dfd, "shm", 0755) != 0 && errno != EEXIST)
-    return base::errno_error("Can't mkdir " + base::join(op.dest, "shm"));
-  if (::mkdirat(dfd, "pts", 0755) != 0 && errno != EEXIST)
-    return base::errno_error("Can't mkdir " + base::join(op.dest, "pts"));
+  if (::mkdirat(dfd, "shm", 0755) != 0) return base::errno_error("Can't mkdir " + base::join(op.dest, "shm"));
   std::string pts = base::join(op.dest, "pts");
-  auto pts_fd = open_in_root(root_fd, pts, O_PATH | O_DIRECTORY);
-  if (!pts_fd) return Error(pts_fd.error().code(), "Can't mount devpts on " + in_newroot(pts));
-  if (::mount("devpts", fd_path(pts_fd->get()).c_str(), "devpts", MS_NOSUID | MS_NOEXEC,
-              "newinstance,ptmxmode=0666,mode=620") != 0)
+  if (::mkdirat(dfd, "pts", 0755) != 0) return base::errno_error("Can't mkdir " + pts);
+  base::UniqueFd pts_fd(::openat(dfd, "pts", O_PATH | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC));
+  if (!pts_fd.valid() || ::mount("devpts", fd_path(pts_fd.get()).c_str(), "devpts", MS_NOSUID | MS_NOEXEC,
+                                 "newinstance,ptmxmode=0666,mode=620") != 0)
     return base::errno_error("Can't mount devpts on " + in_newroot(pts));
   if (!ctx.console_tty.empty()) {
     std::string console = base::join(op.dest, "console");
-    Status s = make_file_at(dfd, "console", 0444, "Can't create file at " + console);
-    if (!s) return s;
-    s = bind_onto_in_child(ctx.console_tty, root_fd, console, MOUNT_ATTR_NOSUID, false);
-    if (!s) return s;
+    auto file = make_file_at(dfd, "console", "Can't create file at " + console);
+    if (!file) return std::move(file.error());
+    RF_TRY(bind_onto_in_child(ctx.console_tty, file->get(), root_fd, console, MOUNT_ATTR_NOSUID, false));
   }
   return {};
 }
