@@ -9,8 +9,8 @@ namespace inode numbers (-> "host"/"new"), pids outside a new pid namespace (-> 
 mount's internal root path and superblock options (bwrap's sandbox root is a subdirectory of a
 scratch tmpfs; an engine may mount a fresh tmpfs instead - the visible mode is compared through
 the probe's path checks), and the flags of a mount stacked under a later mount at the same point
-(unobservable; bwrap's per-path remount skips it, the mount_setattr fix does not). Everything
-else must be identical.
+(unobservable; bwrap's per-path remount skips it, the mount_setattr fix does not), and the random
+name of --bind-data's deleted temporary file. Everything else must be identical.
 
 Self-check: RF_BWRAP=/usr/bin/bwrap runs the reference against itself; every case must pass.
 """
@@ -72,6 +72,8 @@ def normalise_probe(j, launcher_pid, launcher_argv, hns):
             if m.get("mnt") == "/":
                 m.pop("root", None)
                 m.pop("super", None)
+            if str(m.get("root", "")).endswith("//deleted"):
+                m["root"] = "<deleted temporary file>"   # --bind-data's random temp name
             if any(n.get("mnt") == m.get("mnt") for n in mounts[i + 1:]):
                 # stacked under a later mount at the same point: its flags cannot be observed
                 # (bwrap's per-path remount misses it, a recursive mount_setattr does not)

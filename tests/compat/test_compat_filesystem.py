@@ -144,6 +144,20 @@ C.case("ops-in-order", minimal("--dir", "/o/early", "--tmpfs", "/o", "--dir", "/
 C.case("empty-root", ["{probe_bind}"] + j("/", "/usr", "/proc"))
 C.case("root-listing", minimal() + probe("ls", "/"))
 
+# beyond the required list: data ops and their --perms defaults
+C.case("file", minimal("--file", "20", "/etc/f") + j("/etc", "/etc/f"),
+       data_fds={20: b"file content\n"})
+C.case("file-perms", minimal("--perms", "0640", "--file", "20", "/f") + j("/f"),
+       data_fds={20: b"x"})
+C.case("bind-data", minimal("--bind-data", "20", "/b") + j("/b"), data_fds={20: b"bound\n"})
+C.case("ro-bind-data", minimal("--ro-bind-data", "20", "/b") + probe("write", "/b"),
+       data_fds={20: b"bound\n"})
+C.case("ro-bind-data-perms", minimal("--perms", "0444", "--ro-bind-data", "20", "/b") + j("/b"),
+       data_fds={20: b"bound\n"})
+C.case("file-cat", minimal("--file", "20", "/f") + probe("cat", "/f"), data_fds={20: b"abc"})
+C.case("lock-file", minimal("--lock-file", "/usr/bin/env") + j())
+C.case("lock-file-missing", minimal("--lock-file", "/nonexistent") + j(), ref_rc=1)
+
 
 if __name__ == "__main__":
     compat.rftest.Harness.want_submount = True   # {fx}/dir/mnt becomes a tmpfs submount

@@ -109,6 +109,18 @@ if seccomp_supported_arch():
     C.case("add-seccomp-fd-fds-consumed", minimal("--add-seccomp-fd", "20") + probe("json"),
            data_fds={20: ALLOW})
 
+# beyond the required list
+C.case("sync-fd", minimal("--sync-fd", "20") + probe("json"), data_fds={20: b""})
+C.case("sync-fd-as-pid-1", minimal("--as-pid-1", "--sync-fd", "20") + probe("json"),
+       data_fds={20: b""})
+C.case("block-fd-ready", minimal("--block-fd", "20") + probe("json"), data_fds={20: b"go"})
+C.case("block-fd-eof", minimal("--block-fd", "20") + probe("json"), data_fds={20: b""})
+C.case("disable-userns", minimal("--unshare-user", "--disable-userns") + probe("json"))
+C.case("disable-userns-without-userns", base("--disable-userns") + probe("json"),
+       users=("root",), ref_rc=1)
+C.case("as-pid-1-with-lock-file", minimal("--as-pid-1", "--lock-file", "/usr") + probe("json"),
+       ref_rc=1)
+
 
 # --die-with-parent: what survives a SIGKILL of the launcher (or of its parent)
 def survivors(ctx, form, root, flag, kill_parent=False):
