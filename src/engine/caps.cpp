@@ -10,17 +10,13 @@
 namespace rf::engine {
 namespace {
 
-int last_cap() {
-  static int n = [] {
-    int bits = static_cast<int>(cap_max_bits());
-    return bits > 0 ? bits - 1 : CAP_LAST_CAP;
-  }();
-  return n;
-}
+// Capability numbers run from 0 up; the kernel answers EINVAL past its last one, so loops stop
+// there instead of probing the count first (libcap's cap_max_bits costs a handful of prctls).
+constexpr int kMaxCaps = 64;
 
 std::uint64_t requested_caps(const ChildContext& ctx) {
   std::uint64_t set = ctx.privileged ? ctx.caller_caps : 0;
-  std::uint64_t all = last_cap() >= 63 ? ~0ull : ((1ull << (last_cap() + 1)) - 1);
+  std::uint64_t all = ~0ull;  // capset keeps only the capabilities the kernel has
   for (const auto& op : ctx.spec->cap_ops) {
     std::uint64_t bits = op.cap < 0 ? all : (1ull << op.cap);
     set = op.add ? (set | bits) : (set & ~bits);
@@ -36,10 +32,10 @@ std::uint64_t requested_caps(const ChildContext& ctx) {
 base::Status set_caps(std::uint64_t set, bool inheritable) {
   cap_t c = cap_init();
   if (c == nullptr) return base::errno_error("cap_init");
-  for (int i = 0; i <= last_cap(); ++i) {
+  for (int i = 0; i < kMaxCaps; ++i) {
     if ((set & (1ull << i)) == 0) continue;
     cap_value_t v = i;
-    cap_set_flag(c, CAP_EFFECTIVE, 1, &v, CAP_SET);
+    if (cap_set_flag(c, CAP_EFFECTIVE, 1, &v, CAP_SET) != 0) break;  // beyond libcap's table
     cap_set_flag(c, CAP_PERMITTED, 1, &v, CAP_SET);
     if (inheritable) cap_set_flag(c, CAP_INHERITABLE, 1, &v, CAP_SET);
   }
@@ -56,9 +52,10 @@ std::uint64_t caller_effective_caps_from_parent() {
   cap_t c = cap_get_proc();
   if (c == nullptr) return 0;
   std::uint64_t set = 0;
-  for (int i = 0; i <= last_cap(); ++i) {
+  for (int i = 0; i < kMaxCaps; ++i) {
     cap_flag_value_t v = CAP_CLEAR;
-    if (cap_get_flag(c, i, CAP_EFFECTIVE, &v) == 0 && v == CAP_SET) set |= 1ull << i;
+    if (cap_get_flag(c, i, CAP_EFFECTIVE, &v) != 0) break;
+    if (v == CAP_SET) set |= 1ull << i;
   }
   cap_free(c);
   return set;
@@ -74,9 +71,12 @@ base::Status drop_caps_in_child(const ChildContext& ctx) {
   if (ctx.ns.user) {
     // In a user namespace the bounding set goes down to the requested set, so exec of
     // uid 0 (--uid 0) cannot regain what was dropped.
-    for (int i = 0; i <= last_cap(); ++i)
-      if ((set & (1ull << i)) == 0 && cap_drop_bound(i) != 0 && errno != EINVAL)
-        return base::errno_error("Dropping capability " + std::to_string(i) + " from bounds");
+    for (int i = 0; i < kMaxCaps; ++i) {
+      if ((set & (1ull << i)) != 0) continue;
+      if (cap_drop_bound(i) == 0) continue;
+      if (errno == EINVAL) break;  // past the kernel's last capability
+      return base::errno_error("Dropping capability " + std::to_string(i) + " from bounds");
+    }
   }
   // With --cap-add/--cap-drop the set also goes to inheritable and ambient, so a non-root
   // command keeps it across exec; root in a user namespace without them gets neither.
@@ -84,9 +84,12 @@ base::Status drop_caps_in_child(const ChildContext& ctx) {
   if (!explicit_caps) return {};
   if (prctl(PR_CAP_AMBIENT, PR_CAP_AMBIENT_CLEAR_ALL, 0, 0, 0) != 0 && errno != EINVAL)
     return base::errno_error("Clearing ambient capabilities");
-  for (int i = 0; i <= last_cap(); ++i)
-    if ((set & (1ull << i)) != 0 && prctl(PR_CAP_AMBIENT, PR_CAP_AMBIENT_RAISE, i, 0, 0) != 0 && errno != EINVAL)
-      return base::errno_error("Adding ambient capability " + std::to_string(i));
+  for (int i = 0; i < kMaxCaps; ++i) {
+    if ((set & (1ull << i)) == 0) continue;
+    if (prctl(PR_CAP_AMBIENT, PR_CAP_AMBIENT_RAISE, i, 0, 0) == 0) continue;
+    if (errno == EINVAL) break;  // past the kernel's last capability
+    // EPERM: not in permitted+inheritable (beyond libcap's table); bwrap ignores it too.
+  }
   return {};
 }
 

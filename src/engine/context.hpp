@@ -39,7 +39,6 @@ struct ChildContext {
   std::string console_tty;       // host tty for /dev/console when stdout is a terminal
   mode_t umask = 022;
   int status_fd = -1;            // write end of the launcher's pipe (CLOEXEC)
-  int launcher_pid = 0;
 };
 
 }  // namespace rf::engine

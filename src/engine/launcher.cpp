@@ -168,9 +168,12 @@ Result<int> launch(const spec::Spec& spec) {
   ctx.real_uid = ::getuid();
   ctx.real_gid = ::getgid();
   ctx.privileged = ctx.real_uid == 0;
-  ctx.ns = spec::effective_namespaces(spec, ctx.real_uid, userns_available(),
-                                      ::access("/proc/self/ns/cgroup", F_OK) == 0);
-  if (spec.ns.cgroup && ::access("/proc/self/ns/cgroup", F_OK) != 0)
+  // Host probes only where an answer changes something (each costs system calls).
+  bool want_cgroup = spec.ns.cgroup || spec.ns.cgroup_try;
+  bool have_cgroupns = want_cgroup && ::access("/proc/self/ns/cgroup", F_OK) == 0;
+  bool have_userns = spec.ns.user_try && ctx.privileged && userns_available();
+  ctx.ns = spec::effective_namespaces(spec, ctx.real_uid, have_userns, have_cgroupns);
+  if (spec.ns.cgroup && !have_cgroupns)
     return Error(0, "Cannot create new cgroup namespace because the kernel does not support it");
   RF_TRY(spec::validate(spec, ctx.ns, ctx.real_uid, ctx.real_gid));
   ctx.sandbox_uid = spec.uid.value_or(ctx.real_uid);
@@ -193,7 +196,6 @@ Result<int> launch(const spec::Spec& spec) {
   if (::pipe2(pipefd, O_CLOEXEC) != 0) return base::errno_error("pipe2");
   base::UniqueFd rd(pipefd[0]), wr(pipefd[1]);
   ctx.status_fd = wr.get();
-  ctx.launcher_pid = ::getpid();
 
   // The launcher dies with its caller too, so the chain caller -> launcher -> sandbox holds.
   if (spec.die_with_parent && prctl(PR_SET_PDEATHSIG, SIGKILL, 0, 0, 0) != 0)
