@@ -19,15 +19,11 @@ import collections
 import json
 import os
 import re
-import shutil
-import subprocess
 import sys
-import time
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "helpers"))
 import rftest  # noqa: E402
-from rftest import (BASE_ENV, Context, Skip, Suite, TestFailure, fail, fd_with_data,  # noqa
-                    host_ns)
+from rftest import BASE_ENV, Suite, TestFailure, fail, fd_with_data, host_ns  # noqa: E402
 
 REFERENCE = "/usr/bin/bwrap"
 

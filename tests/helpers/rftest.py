@@ -15,14 +15,12 @@ Probe: --probe / RF_PROBE.
 
 import argparse
 import ctypes
-import errno
 import json
 import os
 import re
 import secrets
 import shutil
 import signal
-import stat
 import subprocess
 import sys
 import tempfile
@@ -85,8 +83,6 @@ def processes_matching(token):
         try:
             with open(f"/proc/{d}/cmdline", "rb") as f:
                 cmd = f.read()
-            with open(f"/proc/{d}/stat") as f:
-                st = f.read()
         except OSError:
             continue
         if token.encode() in cmd:

@@ -12,7 +12,7 @@ import subprocess
 import sys
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "helpers"))
-from rftest import Suite, check, check_eq, fail, host_mountinfo  # noqa: E402
+from rftest import Suite, check, check_eq, host_mountinfo  # noqa: E402
 
 suite = Suite("integration-bad-input")
 

@@ -7,7 +7,7 @@ import os
 import sys
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "helpers"))
-from rftest import BASE_ENV, Suite, check, check_eq  # noqa: E402
+from rftest import BASE_ENV, Suite, check_eq  # noqa: E402
 
 suite = Suite("integration-fds-env-cwd")
 

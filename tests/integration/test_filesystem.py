@@ -27,7 +27,7 @@ def make_tree_with_submount(ctx):
         f.write("f")
     sub = os.path.join(s, "sub")
     os.mkdir(sub)
-    mount_tmpfs(sub, f"size=1m,mode=0777,noexec")
+    mount_tmpfs(sub, "size=1m,mode=0777,noexec")
     with open(os.path.join(sub, "g"), "w") as f:
         f.write("g")
     os.chmod(os.path.join(sub, "g"), 0o666)

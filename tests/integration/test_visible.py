@@ -8,7 +8,7 @@ import socket
 import sys
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "helpers"))
-from rftest import (Suite, check, check_eq, fail, host_ns, mount_at, mounts_at)  # noqa: E402
+from rftest import Suite, check, check_eq, host_ns, mount_at, mounts_at  # noqa: E402
 
 suite = Suite("integration-visible")
 
