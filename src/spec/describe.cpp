@@ -20,6 +20,9 @@ const char* op_name(OpKind kind) {
     case OpKind::Dir: return "dir";
     case OpKind::Symlink: return "symlink";
     case OpKind::Chmod: return "chmod";
+    case OpKind::File: return "file";
+    case OpKind::BindData: return "bind-data";
+    case OpKind::RoBindData: return "ro-bind-data";
   }
   return "?";
 }
@@ -54,6 +57,7 @@ std::string describe(const Spec& s) {
       l += buf;
     }
     if (op.size) l += " size=" + std::to_string(*op.size);
+    if (op.fd >= 0) l += " fd=" + std::to_string(op.fd);
     line(l);
   }
   for (const auto& e : s.env_ops) {
@@ -71,6 +75,18 @@ std::string describe(const Spec& s) {
     for (int fd : s.pass_fds) fds += " " + std::to_string(fd);
     line("fds closed except 0 1 2" + fds);
   }
+  if (s.argv0) line("argv0 " + base::json_quote(*s.argv0));
+  for (const auto& f : s.lock_files) line("lock-file " + base::json_quote(f));
+  auto fd_line = [&](const char* name, const std::optional<int>& fd) {
+    if (fd) line(std::string(name) + " " + std::to_string(*fd));
+  };
+  fd_line("sync-fd", s.sync_fd);
+  fd_line("block-fd", s.block_fd);
+  fd_line("userns-block-fd", s.userns_block_fd);
+  fd_line("info-fd", s.info_fd);
+  fd_line("json-status-fd", s.json_status_fd);
+  if (s.disable_userns) line("disable-userns");
+  if (s.assert_userns_disabled) line("assert-userns-disabled");
   if (s.new_session) line("new-session");
   if (s.die_with_parent) line("die-with-parent");
   if (s.as_pid_1) line("as-pid-1");

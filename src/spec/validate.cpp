@@ -23,6 +23,8 @@ base::Status validate(const Spec& spec, const Namespaces& ns, uid_t caller_uid, 
     return base::make_error("Specifying --gid requires --unshare-user or --userns", 0);
   if (spec.hostname && !ns.uts) return base::make_error("Specifying --hostname requires --unshare-uts", 0);
   if (spec.as_pid_1 && !ns.pid) return base::make_error("Specifying --as-pid-1 requires --unshare-pid", 0);
+  if (spec.as_pid_1 && !spec.lock_files.empty())
+    return base::make_error("Specifying --as-pid-1 and --lock-file is not permitted", 0);
   for (const auto& op : spec.fs_ops) {
     if (op.dest.empty()) return base::make_error("empty destination path", 0);
     if (op.perms && *op.perms > 07777) return base::make_error("mode must be <= 07777", 0);

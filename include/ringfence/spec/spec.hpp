@@ -25,6 +25,9 @@ enum class OpKind {
   Dir,        // directory (and parents)
   Symlink,    // symlink dest -> source (source literal)
   Chmod,      // chmod an existing path
+  File,       // regular file with the content of fd (mode perms or 0666)
+  BindData,   // file with the content of fd (mode perms or 0600) bound read-write at dest
+  RoBindData, // same, bound read-only
 };
 
 struct FsOp {
@@ -34,6 +37,7 @@ struct FsOp {
   bool allow_missing = false;         // the -try variants: a missing source skips the op
   std::optional<mode_t> perms;        // --perms / --chmod mode
   std::optional<std::uint64_t> size;  // --size for Tmpfs
+  int fd = -1;                        // File/BindData/RoBindData: content source (consumed)
 };
 
 struct Namespaces {
@@ -77,6 +81,15 @@ struct Spec {
   std::vector<BpfBytes> seccomp;         // installed last, in this order
   bool inherit_fds = true;               // pass inherited fds (bwrap); false: close all but pass_fds
   std::vector<int> pass_fds;             // fds kept when inherit_fds is false (besides 0,1,2)
+  std::optional<std::string> argv0;       // --argv0: argv[0] the command sees
+  std::vector<std::string> lock_files;   // --lock-file: paths inside the sandbox, read-locked by pid 1
+  std::optional<int> sync_fd;            // --sync-fd: held open by pid 1 for the sandbox's life
+  std::optional<int> block_fd;           // --block-fd: wait for a byte (or EOF) before exec
+  std::optional<int> userns_block_fd;    // --userns-block-fd: wait before the child continues
+  std::optional<int> info_fd;            // --info-fd: one JSON object after clone
+  std::optional<int> json_status_fd;     // --json-status-fd: JSON lines (start, exit-code)
+  bool disable_userns = false;           // --disable-userns
+  bool assert_userns_disabled = false;   // --assert-userns-disabled
   bool new_session = false;
   bool die_with_parent = false;
   bool as_pid_1 = false;
