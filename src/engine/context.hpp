@@ -18,6 +18,7 @@ struct ResolvedOp {
   std::string host_source;   // realpath of the source (binds), empty when skipped/not a bind
   bool source_is_dir = false;
   bool skip = false;         // -try op whose source is missing
+  std::string data;          // File/BindData: the fd's content, read by the launcher
 };
 
 struct ChildContext {

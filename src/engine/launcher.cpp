@@ -90,6 +90,13 @@ Status resolve_sources(const spec::Spec& spec, std::vector<ResolvedOp>& out) {
       r.host_source = buf;
       r.source_is_dir = S_ISDIR(st.st_mode);
     }
+    if (op.kind == spec::OpKind::File || op.kind == spec::OpKind::BindData || op.kind == spec::OpKind::RoBindData) {
+      // Read once here and closed, as bwrap consumes these fds; the child writes the copy.
+      base::UniqueFd fd(op.fd);
+      auto data = base::read_all(fd.get());
+      if (!data) return base::Error(data.error().code(), "Can't write data to file " + op.dest);
+      r.data = std::move(*data);
+    }
     out.push_back(std::move(r));
   }
   return {};

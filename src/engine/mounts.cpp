@@ -40,7 +40,11 @@ std::string octal(mode_t m) {
 // from the op's own mode (0 for ops that take none), clearing the group and other bits that
 // mode withholds: 0755 for --dir and --tmpfs by default, 0700 for binds, symlinks, proc, dev.
 mode_t parent_mode_for(const FsOp& op) {
-  mode_t perms = op.perms.value_or((op.kind == OpKind::Dir || op.kind == OpKind::Tmpfs) ? 0755 : 0);
+  mode_t fallback = 0;
+  if (op.kind == OpKind::Dir || op.kind == OpKind::Tmpfs) fallback = 0755;
+  if (op.kind == OpKind::File) fallback = 0666;
+  if (op.kind == OpKind::BindData || op.kind == OpKind::RoBindData) fallback = 0600;
+  mode_t perms = op.perms.value_or(fallback);
   mode_t m = 0755;
   if ((perms & 0070) == 0) m &= ~0050u;
   if ((perms & 0007) == 0) m &= ~0005u;
@@ -131,7 +135,7 @@ Status op_bind(const ResolvedOp& r, const Dest& d) {
   if (op.kind == OpKind::RoBind) attrs |= MOUNT_ATTR_RDONLY;
   auto target = r.source_is_dir ? ensure_dir(d, 0755) : ensure_file(d, 0444);
   if (!target) return std::move(target.error());
-  return bind_onto_in_child(r.host_source, target->get(), d.root_fd, op.dest, attrs, true);
+  return bind_onto_in_child("/oldroot" + r.host_source, target->get(), d.root_fd, op.dest, attrs, true);
 }
 
 Status mount_fs_on(const char* fstype, const FsOp& op, const Dest& d, unsigned long flags, const char* data) {
@@ -146,6 +150,32 @@ Status op_tmpfs(const FsOp& op, const Dest& d) {
   std::string opts = "mode=" + octal(op.perms.value_or(0755));
   if (op.size) opts += ",size=" + std::to_string(*op.size);
   return mount_fs_on("tmpfs", op, d, MS_NOSUID | MS_NODEV, opts.c_str());
+}
+
+// --file: a regular file with the fd's content, made in place.
+Status op_file(const ResolvedOp& r, const Dest& d) {
+  const FsOp& op = r.op;
+  if (d.name.empty()) return Error(EISDIR, "Can't create file at " + op.dest);
+  UniqueFd fd(::openat(d.parent_fd, d.name.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_NOFOLLOW | O_CLOEXEC,
+                       op.perms.value_or(0666)));
+  if (!fd.valid()) return fail("Can't create file at " + op.dest);
+  if (auto w = base::write_all(fd.get(), r.data); !w) return Error(w.error().code(), "Can't write data to file " + op.dest);
+  return {};
+}
+
+// --bind-data/--ro-bind-data: the content goes to an unnamed file on the hidden scratch tmpfs
+// (never visible in the sandbox or on the host), which is then bound onto the destination.
+Status op_bind_data(const ResolvedOp& r, const Dest& d) {
+  const FsOp& op = r.op;
+  UniqueFd tmp(::open("/", O_TMPFILE | O_RDWR | O_CLOEXEC, 0600));
+  if (!tmp.valid()) return fail("Can't create tmpfile for " + op.dest);
+  if (auto w = base::write_all(tmp.get(), r.data); !w) return Error(w.error().code(), "Can't write data to file " + op.dest);
+  if (::fchmod(tmp.get(), op.perms.value_or(0600)) != 0) return fail("Can't chmod file for " + op.dest);
+  auto target = ensure_file(d, 0444);
+  if (!target) return std::move(target.error());
+  unsigned long attrs = MOUNT_ATTR_NOSUID | MOUNT_ATTR_NODEV;
+  if (op.kind == OpKind::RoBindData) attrs |= MOUNT_ATTR_RDONLY;
+  return bind_onto_in_child(fd_path(tmp.get()), target->get(), d.root_fd, op.dest, attrs, false);
 }
 
 Status op_symlink(const FsOp& op, const Dest& d) {
@@ -201,6 +231,9 @@ Status apply_op(const ChildContext& ctx, int rfd, const ResolvedOp& r) {
       return dir ? Status() : Status(std::move(dir.error()));
     }
     case OpKind::Symlink: return op_symlink(op, d);
+    case OpKind::File: return op_file(r, d);
+    case OpKind::BindData:
+    case OpKind::RoBindData: return op_bind_data(r, d);
     case OpKind::Proc:
     case OpKind::Dev: {
       auto dir = ensure_dir(d, 0755);
@@ -216,9 +249,8 @@ Status apply_op(const ChildContext& ctx, int rfd, const ResolvedOp& r) {
 
 }  // namespace
 
-Status bind_onto_in_child(const std::string& host_path, int target_fd, int root_fd, const std::string& dest,
+Status bind_onto_in_child(const std::string& src, int target_fd, int root_fd, const std::string& dest,
                           unsigned long attrs, bool recursive) {
-  std::string src = "/oldroot" + host_path;
   std::string what = "Can't bind mount " + src + " on /newroot" + base::normalize("/" + dest);
   if (::mount(src.c_str(), fd_path(target_fd).c_str(), nullptr, MS_BIND | (recursive ? MS_REC : 0), nullptr) != 0)
     return fail(what);

@@ -24,9 +24,10 @@ base::Status mount_dev_in_child(const ChildContext& ctx, int root_fd, int dir_fd
 // mount_setattr or, on kernels without it, a remount of each mount from mountinfo.
 base::Status add_mount_attrs(int fd, unsigned long attrs, bool recursive);
 
-// Bind host_path (as seen under /oldroot) onto target_fd (the in-root mount point of dest),
-// then add attributes (MOUNT_ATTR_*) to the new mount and, when recursive, to every submount.
-base::Status bind_onto_in_child(const std::string& host_path, int target_fd, int root_fd, const std::string& dest,
+// Bind src (a path as the child sees it now: the host under /oldroot, or an fd path) onto
+// target_fd (the in-root mount point of dest), then add attributes (MOUNT_ATTR_*) to the new
+// mount and, when recursive, to every submount.
+base::Status bind_onto_in_child(const std::string& src, int target_fd, int root_fd, const std::string& dest,
                                 unsigned long attrs, bool recursive);
 
 }  // namespace rf::engine

@@ -7,7 +7,6 @@
 #include <unistd.h>
 
 #include <cerrno>
-#include <cstring>
 
 #include "mounts.hpp"
 #include "resolve.hpp"
@@ -51,7 +50,7 @@ Status mount_proc_in_child(const ChildContext& ctx, int root_fd, int dir_fd, con
       return base::errno_error("Can't mount proc on " + in_newroot(op.dest));
   } else {
     // Without a PID namespace a new procfs would show the same pids: bind the host's.
-    RF_TRY(bind_onto_in_child("/proc", dir_fd, root_fd, op.dest, MOUNT_ATTR_NOSUID | MOUNT_ATTR_NODEV, true));
+    RF_TRY(bind_onto_in_child("/oldroot/proc", dir_fd, root_fd, op.dest, MOUNT_ATTR_NOSUID | MOUNT_ATTR_NODEV, true));
   }
   auto proc = open_in_root(root_fd, op.dest, O_PATH | O_DIRECTORY);
   if (!proc) return Error(proc.error().code(), "Can't open " + op.dest);
@@ -62,7 +61,7 @@ Status mount_proc_in_child(const ChildContext& ctx, int root_fd, int dir_fd, con
     std::string sub = base::join(op.dest, entry);
     auto target = open_in_root(root_fd, sub, O_PATH);
     if (!target) continue;
-    RF_TRY(bind_onto_in_child(fd_path(proc->get()).substr(std::strlen("/oldroot")) + "/" + entry, target->get(),
+    RF_TRY(bind_onto_in_child(fd_path(proc->get()) + "/" + entry, target->get(),
                               root_fd, sub, MOUNT_ATTR_RDONLY | MOUNT_ATTR_NOSUID | MOUNT_ATTR_NODEV, true));
   }
   return {};
@@ -79,7 +78,7 @@ Status mount_dev_in_child(const ChildContext& ctx, int root_fd, int dir_fd, cons
     auto file = make_file_at(dfd, node, "Can't create file at " + sub);
     if (!file) return std::move(file.error());
     // Device access stays allowed on these binds (no nodev), setuid never.
-    RF_TRY(bind_onto_in_child(std::string("/dev/") + node, file->get(), root_fd, sub, MOUNT_ATTR_NOSUID, false));
+    RF_TRY(bind_onto_in_child(std::string("/oldroot/dev/") + node, file->get(), root_fd, sub, MOUNT_ATTR_NOSUID, false));
   }
   for (const auto& l : kDevLinks) {
     if (::symlinkat(l.target, dfd, l.name) != 0)
@@ -96,7 +95,7 @@ Status mount_dev_in_child(const ChildContext& ctx, int root_fd, int dir_fd, cons
     std::string console = base::join(op.dest, "console");
     auto file = make_file_at(dfd, "console", "Can't create file at " + console);
     if (!file) return std::move(file.error());
-    RF_TRY(bind_onto_in_child(ctx.console_tty, file->get(), root_fd, console, MOUNT_ATTR_NOSUID, false));
+    RF_TRY(bind_onto_in_child("/oldroot" + ctx.console_tty, file->get(), root_fd, console, MOUNT_ATTR_NOSUID, false));
   }
   return {};
 }
