@@ -57,6 +57,18 @@ void run_child(const ChildContext& ctx) {
       report_and_exit_in_child(out, Stage::DeathSignal, base::errno_error("prctl(PR_SET_PDEATHSIG)"));
     if (launcher_gone(out)) _exit(1);
   }
+  // 0b. Sync point 1: wait while the launcher writes the status fds (and an outside tool the
+  //     id maps, with --userns-block-fd). Those fds are the launcher's, not the command's.
+  if (ctx.go_fd >= 0) {
+    char b;
+    ssize_t n;
+    while ((n = ::read(ctx.go_fd, &b, 1)) < 0 && errno == EINTR) {
+    }
+    if (n != 1) _exit(1);  // the launcher failed (and reports) or is gone
+    ::close(ctx.go_fd);
+    for (const auto& fd : {spec.info_fd, spec.json_status_fd, spec.userns_block_fd})
+      if (fd) ::close(*fd);
+  }
   // 1. no_new_privs first: from here on no exec can gain privileges (setuid, file caps).
   if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) != 0)
     report_and_exit_in_child(out, Stage::Capabilities, base::errno_error("prctl(PR_SET_NO_NEW_PRIVS)"));
@@ -72,7 +84,8 @@ void run_child(const ChildContext& ctx) {
   // 4. The network namespace is made by a helper in parallel with the mounts (its creation is
   //    the costliest kernel step); it needs our capabilities, not the maps.
   NetnsJob netns;
-  if (ctx.ns.net) {
+  if (ctx.ns.net && !ctx.netns_helper) check(Stage::Loopback, loopback_up_in_child());
+  if (ctx.ns.net && ctx.netns_helper) {
     auto job = start_netns_in_child(ctx);
     if (!job) report_and_exit_in_child(out, Stage::Loopback, job.error());
     netns = *job;
@@ -81,18 +94,28 @@ void run_child(const ChildContext& ctx) {
   check(Stage::NewRoot, prepare_root_in_child());
   check(Stage::FsOps, apply_ops_in_child(ctx));
   check(Stage::PivotRoot, finish_root_in_child());
-  if (ctx.ns.net) check(Stage::Loopback, join_netns_in_child(netns));
+  if (ctx.ns.net && ctx.netns_helper) check(Stage::Loopback, join_netns_in_child(netns));
   // 6. Hostname: the UTS namespace is ours; needs CAP_SYS_ADMIN, so before the drop.
   if (spec.hostname && ::sethostname(spec.hostname->data(), spec.hostname->size()) != 0)
-    report_and_exit_in_child(out, Stage::Hostname, base::errno_error("Can't set hostname"));
+    report_and_exit_in_child(out, Stage::Hostname, base::errno_error("Can't set hostname to " + *spec.hostname));
   // 6b. The nested user namespace last among the privileged steps: it ends our capabilities
-  //     over everything made so far (mounts, network, hostname).
+  //     over everything made so far (mounts, network, hostname). --disable-userns first caps
+  //     the count of namespaces under the outer one, which the inner one can never raise.
+  if (spec.disable_userns) check(Stage::IdMaps, limit_user_namespaces_in_child(host_proc.get()));
   if (ctx.nested_userns) {
     check(Stage::IdMaps, enter_nested_userns_in_child(ctx, host_proc.get()));
     host_proc.reset();
   }
+  if (spec.disable_userns || spec.assert_userns_disabled) check(Stage::IdMaps, check_userns_disabled_in_child());
   // 7. Capabilities: bounding, then effective/permitted/inheritable, then ambient.
   check(Stage::Capabilities, drop_caps_in_child(ctx));
+  // 7b. --block-fd: everything is set up but nothing runs yet.
+  if (spec.block_fd) {
+    char b;
+    while (::read(*spec.block_fd, &b, 1) < 0 && errno == EINTR) {
+    }
+    ::close(*spec.block_fd);
+  }
   // 8. Working directory (bwrap's fallback chain) and PWD.
   std::string pwd;
   check(Stage::Cwd, set_cwd(ctx, pwd));
@@ -120,11 +143,12 @@ void run_child(const ChildContext& ctx) {
   for (auto& e : env) envp.push_back(e.data());
   envp.push_back(nullptr);
   std::vector<std::string> args = spec.argv;
+  if (spec.argv0) args[0] = *spec.argv0;  // the file to run stays spec.argv[0]
   std::vector<char*> argv;
   for (auto& a : args) argv.push_back(a.data());
   argv.push_back(nullptr);
   // 12. Seccomp and exec (directly, or as pid 2 under our reaper).
-  run_command_in_child(ctx, argv.data(), envp.data());
+  run_command_in_child(ctx, spec.argv[0].c_str(), argv.data(), envp.data());
 }
 
 }  // namespace rf::engine

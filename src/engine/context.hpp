@@ -32,6 +32,11 @@ struct ChildContext {
   // one then maps the sandbox ids onto it. Also leaves the namespaces owned by a user namespace the command is
   // not root in.
   bool nested_userns = false;
+  bool devpts_ids = false;       // the first user namespace maps 0 (see above)
+  bool parent_step = false;      // the child waits for the launcher at sync point 1
+  bool netns_helper = true;      // network namespace made by a helper, in parallel
+  bool reaper = false;           // a pid-1 style reaper stays around the command
+  int go_fd = -1;                // sync point 1: one byte from the launcher (CLOEXEC)
   std::uint64_t caller_caps = 0; // caller's effective capability set
   std::vector<ResolvedOp> ops;
   std::string old_cwd;           // caller's cwd, tried inside the sandbox

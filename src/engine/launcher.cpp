@@ -23,6 +23,7 @@
 #include "ringfence/base/sys.hpp"
 #include "ringfence/engine/launch.hpp"
 #include "ringfence/spec/validate.hpp"
+#include "status_fd.hpp"
 #include "steps.hpp"
 #include "sync.hpp"
 
@@ -107,7 +108,7 @@ unsigned long long clone_flags(const spec::Namespaces& ns) {
   if (ns.user) f |= CLONE_NEWUSER;
   if (ns.ipc) f |= CLONE_NEWIPC;
   if (ns.pid) f |= CLONE_NEWPID;
-  // CLONE_NEWNET is left to the child's helper (netlo.cpp), which overlaps it with the mounts.
+  // CLONE_NEWNET is added by the caller unless the child's helper (netlo.cpp) makes it.
   if (ns.uts) f |= CLONE_NEWUTS;
   if (ns.cgroup) f |= CLONE_NEWCGROUP;
   return f;
@@ -151,20 +152,63 @@ Result<int> wait_child(pid_t pid) {
   return encode_status(st);
 }
 
-// Read the status pipe: a setup error, pid 2's exit status from the reaper, or EOF (exec'd).
-Result<int> monitor(pid_t pid, int fd) {
-  Record r;
-  ssize_t n;
-  do {
-    n = ::read(fd, &r, sizeof r);
-  } while (n < 0 && errno == EINTR);
-  if (n == static_cast<ssize_t>(sizeof r) && r.kind == Record::kExit) return r.status;
-  if (n == static_cast<ssize_t>(sizeof r) && r.kind == Record::kError) {
-    (void)wait_child(pid);
-    r.message[sizeof r.message - 1] = 0;
-    return Error(r.err, r.message);
+struct Watch {
+  pid_t pid = -1;
+  int status_rd = -1;
+  int json_fd = -1;  // --json-status-fd, or -1
+};
+
+// Read the status pipe until the outcome is known: a setup error, pid 2's status from the
+// reaper, or EOF (the command was exec'd, or the child died: waitpid says which status).
+// With --json-status-fd the child announces its exec, and only then is "exit-code" written.
+Result<int> monitor(const Watch& w) {
+  bool execd = false;
+  int code = 0;
+  for (;;) {
+    Record r;
+    ssize_t n;
+    do {
+      n = ::read(w.status_rd, &r, sizeof r);
+    } while (n < 0 && errno == EINTR);
+    if (n == static_cast<ssize_t>(sizeof r) && r.kind == Record::kExec) {
+      execd = true;
+      continue;
+    }
+    if (n == static_cast<ssize_t>(sizeof r) && r.kind == Record::kError) {
+      (void)wait_child(w.pid);
+      r.message[sizeof r.message - 1] = 0;
+      return Error(r.err, r.message);
+    }
+    if (n == static_cast<ssize_t>(sizeof r) && r.kind == Record::kExit) {
+      code = r.status;
+      break;
+    }
+    RF_TRY_ASSIGN(status, wait_child(w.pid));
+    code = status;
+    break;
   }
-  return wait_child(pid);
+  if (w.json_fd >= 0 && execd) (void)base::write_all(w.json_fd, exit_code_json(code));
+  return code;
+}
+
+// The parent's one step while the child waits at its first sync point: bwrap's status
+// outputs, and --userns-block-fd (an outside tool writes the id maps meanwhile).
+Status parent_step(const spec::Spec& spec, const ChildContext& ctx, pid_t pid, int go_fd) {
+  RF_TRY_ASSIGN(ids, namespace_ids_from_parent(pid, ctx.ns));
+  if (spec.info_fd) {
+    base::UniqueFd info(*spec.info_fd);
+    if (auto w = base::write_all(info.get(), status_json(pid, ids, true)); !w)
+      return Error(w.error().code(), "Write to info_fd");
+  }
+  if (spec.json_status_fd) (void)base::write_all(*spec.json_status_fd, status_json(pid, ids, false));
+  if (spec.userns_block_fd) {
+    base::UniqueFd block(*spec.userns_block_fd);
+    char b;
+    while (::read(block.get(), &b, 1) < 0 && errno == EINTR) {
+    }
+  }
+  if (auto w = base::write_all(go_fd, "g"); !w) return Error(w.error().code(), "Can't release the child");
+  return {};
 }
 
 }  // namespace
@@ -187,7 +231,14 @@ Result<int> launch(const spec::Spec& spec) {
   ctx.sandbox_gid = spec.gid.value_or(ctx.real_gid);
   bool has_dev = std::any_of(spec.fs_ops.begin(), spec.fs_ops.end(),
                              [](const spec::FsOp& op) { return op.kind == spec::OpKind::Dev; });
-  ctx.nested_userns = ctx.ns.user && has_dev && (ctx.sandbox_uid != 0 || ctx.sandbox_gid != 0);
+  // Setup runs as uid/gid 0 of the first user namespace when devpts needs them (bwrap's rule),
+  // and a nested one maps the sandbox ids; --disable-userns nests too (to lock the limit).
+  ctx.devpts_ids = ctx.ns.user && has_dev && (ctx.sandbox_uid != 0 || ctx.sandbox_gid != 0);
+  ctx.nested_userns = ctx.devpts_ids || spec.disable_userns;
+  ctx.parent_step = spec.info_fd || spec.json_status_fd || spec.userns_block_fd;
+  // The status outputs name the network namespace at clone time: no parallel helper then.
+  ctx.netns_helper = !ctx.parent_step;
+  ctx.reaper = !spec.as_pid_1 && (ctx.ns.pid || spec.sync_fd || !spec.lock_files.empty());
   ctx.env = final_environment(spec);
   ctx.home = env_value(ctx.env, "HOME");
   RF_TRY(resolve_sources(spec, ctx.ops));
@@ -203,6 +254,14 @@ Result<int> launch(const spec::Spec& spec) {
   if (::pipe2(pipefd, O_CLOEXEC) != 0) return base::errno_error("pipe2");
   base::UniqueFd rd(pipefd[0]), wr(pipefd[1]);
   ctx.status_fd = wr.get();
+  // Sync point 1 (the child waits for the parent) only where the parent has a step to do.
+  base::UniqueFd go_rd, go_wr;
+  if (ctx.parent_step) {
+    if (::pipe2(pipefd, O_CLOEXEC) != 0) return base::errno_error("pipe2");
+    go_rd.reset(pipefd[0]);
+    go_wr.reset(pipefd[1]);
+    ctx.go_fd = go_rd.get();
+  }
 
   // The launcher dies with its caller too, so the chain caller -> launcher -> sandbox holds.
   if (spec.die_with_parent && prctl(PR_SET_PDEATHSIG, SIGKILL, 0, 0, 0) != 0)
@@ -210,14 +269,31 @@ Result<int> launch(const spec::Spec& spec) {
   // A caller that ignores SIGCHLD (Erlang) would make waitpid lose the status.
   ::signal(SIGCHLD, SIG_DFL);
 
-  pid_t pid = clone_into(clone_flags(ctx.ns));
+  unsigned long long flags = clone_flags(ctx.ns);
+  if (ctx.ns.net && !ctx.netns_helper) flags |= CLONE_NEWNET;
+  pid_t pid = clone_into(flags);
   if (pid < 0) return clone_error(errno, ctx.ns, ctx.privileged);
   if (pid == 0) {
     rd.reset();
+    go_wr.reset();
     run_child(ctx);
   }
   wr.reset();
-  return monitor(pid, rd.get());
+  go_rd.reset();
+  // The fds the sandbox side consumes are not the launcher's to keep: a caller waiting for EOF
+  // on --sync-fd must not wait for us.
+  for (const auto& fd : {spec.sync_fd, spec.block_fd})
+    if (fd) ::close(*fd);
+  if (ctx.parent_step) {
+    Status s = parent_step(spec, ctx, pid, go_wr.get());
+    go_wr.reset();
+    if (!s) {
+      ::kill(pid, SIGKILL);
+      (void)wait_child(pid);
+      return std::move(s).error();
+    }
+  }
+  return monitor(Watch{pid, rd.get(), spec.json_status_fd.value_or(-1)});
 }
 
 }  // namespace rf::engine

@@ -27,7 +27,9 @@ namespace {
 // still gets pid 2 (an explicit pid does not move the namespace's allocation cursor).
 constexpr pid_t kHelperPid = 299;
 
-base::Status loopback_up() {
+}  // namespace
+
+base::Status loopback_up_in_child() {
   base::UniqueFd s(::socket(AF_INET, SOCK_DGRAM | SOCK_CLOEXEC, 0));
   if (!s.valid()) return base::errno_error("loopback: Failed to create socket");
   ifreq ifr{};
@@ -39,10 +41,12 @@ base::Status loopback_up() {
   return {};
 }
 
+namespace {
+
 [[noreturn]] void netns_helper(int status_fd, int slot, int proc_fd) {
   if (::unshare(CLONE_NEWNET) != 0)
     report_and_exit_in_child(status_fd, Stage::Loopback, base::errno_error("Creating new namespace failed"));
-  if (auto s = loopback_up(); !s) report_and_exit_in_child(status_fd, Stage::Loopback, s.error());
+  if (auto s = loopback_up_in_child(); !s) report_and_exit_in_child(status_fd, Stage::Loopback, s.error());
   // Through a /proc fd opened before the fork: the child's pivot_root may already have moved
   // our root away from the host's tree.
   int fd = ::openat(proc_fd, "self/ns/net", O_RDONLY | O_CLOEXEC);

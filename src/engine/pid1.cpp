@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: LGPL-2.1-or-later
-// Running the command: exec it directly, or (with a PID namespace and no --as-pid-1) spawn it
-// as pid 2 and stay as pid 1, reaping orphans and reporting pid 2's status to the launcher.
+// Running the command: exec it directly, or start it (as pid 2 in a PID namespace) and stay
+// as its reaper: reaping orphans, holding --lock-file locks and --sync-fd, and reporting the
+// command's status to the launcher.
+#include <fcntl.h>
 #include <sched.h>
 #include <signal.h>
 #include <sys/mman.h>
@@ -8,8 +10,11 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
+#include <vector>
 
+#include "ringfence/base/unique_fd.hpp"
 #include "steps.hpp"
 #include "sync.hpp"
 
@@ -20,25 +25,27 @@ namespace {
 
 struct ExecArgs {
   const ChildContext* ctx;
+  const char* file;
   char* const* argv;
   char* const* envp;
 };
 
-[[noreturn]] void exec_in_child(const ChildContext& ctx, char* const* argv, char* const* envp) {
+[[noreturn]] void exec_in_child(const ExecArgs& a) {
+  const ChildContext& ctx = *a.ctx;
   const spec::Spec& spec = *ctx.spec;
   if (spec.die_with_parent && prctl(PR_SET_PDEATHSIG, SIGKILL, 0, 0, 0) != 0)
     report_and_exit_in_child(ctx.status_fd, Stage::DeathSignal, base::errno_error("prctl(PR_SET_PDEATHSIG)"));
+  // --sync-fd belongs to the reaper; only a command that is pid 1 itself keeps it (as bwrap).
+  if (spec.sync_fd && ctx.reaper) ::close(*spec.sync_fd);
   if (auto s = install_seccomp_in_child(ctx); !s) report_and_exit_in_child(ctx.status_fd, Stage::Seccomp, s.error());
+  if (spec.json_status_fd) send_exec_in_child(ctx.status_fd);
   // execvp searches the PATH of the process's own environment.
-  environ = const_cast<char**>(envp);
-  ::execvp(argv[0], argv);
-  report_and_exit_in_child(ctx.status_fd, Stage::Exec, base::errno_error(std::string("execvp ") + argv[0]));
+  environ = const_cast<char**>(a.envp);
+  ::execvp(a.file, a.argv);
+  report_and_exit_in_child(ctx.status_fd, Stage::Exec, base::errno_error(std::string("execvp ") + a.file));
 }
 
-int command_entry(void* p) {
-  auto* a = static_cast<ExecArgs*>(p);
-  exec_in_child(*a->ctx, a->argv, a->envp);
-}
+int command_entry(void* p) { exec_in_child(*static_cast<ExecArgs*>(p)); }
 
 int encode_status(int st) {
   if (WIFEXITED(st)) return WEXITSTATUS(st);
@@ -46,33 +53,61 @@ int encode_status(int st) {
   return 255;
 }
 
+// --lock-file: read locks held by the reaper for the sandbox's lifetime, taken before the
+// command starts.
+base::Status take_locks(const spec::Spec& spec, std::vector<int>& fds) {
+  for (const auto& path : spec.lock_files) {
+    int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+    if (fd < 0) return base::errno_error("Unable to open lock file " + path);
+    fds.push_back(fd);
+    struct flock l {};
+    l.l_type = F_RDLCK;
+    l.l_whence = SEEK_SET;
+    if (::fcntl(fd, F_SETLK, &l) != 0) return base::errno_error("Unable to lock file " + path);
+  }
+  return {};
+}
+
+// Close every fd from 3 up except those in keep.
+void close_all_except(std::vector<int> keep) {
+  std::sort(keep.begin(), keep.end());
+  unsigned from = 3;
+  for (int k : keep) {
+    if (k < 3) continue;
+    if (static_cast<unsigned>(k) > from) ::close_range(from, static_cast<unsigned>(k) - 1, 0);
+    from = static_cast<unsigned>(k) + 1;
+  }
+  ::close_range(from, ~0u, 0);
+}
+
 }  // namespace
 
-void run_command_in_child(const ChildContext& ctx, char* const* argv, char* const* envp) {
-  if (!ctx.ns.pid || ctx.spec->as_pid_1) exec_in_child(ctx, argv, envp);
+void run_command_in_child(const ChildContext& ctx, const char* file, char* const* argv, char* const* envp) {
+  ExecArgs args{&ctx, file, argv, envp};
+  if (!ctx.reaper) exec_in_child(args);
 
-  // pid 2 shares our memory until it execs (CLONE_VM|CLONE_VFORK): no page-table copy, and we
-  // resume only once it has exec'd or reported its failure.
+  std::vector<int> keep{ctx.status_fd};
+  if (ctx.spec->sync_fd) keep.push_back(*ctx.spec->sync_fd);
+  if (auto s = take_locks(*ctx.spec, keep); !s) report_and_exit_in_child(ctx.status_fd, Stage::Reaper, s.error());
+
+  // The command shares our memory until it execs (CLONE_VM|CLONE_VFORK): no page-table copy,
+  // and we resume only once it has exec'd or reported its failure.
   constexpr size_t kStack = 256 * 1024;
   void* stack = ::mmap(nullptr, kStack, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_STACK, -1, 0);
   if (stack == MAP_FAILED) report_and_exit_in_child(ctx.status_fd, Stage::Reaper, base::errno_error("mmap"));
-  ExecArgs args{&ctx, argv, envp};
   pid_t cmd = ::clone(command_entry, static_cast<char*>(stack) + kStack, CLONE_VM | CLONE_VFORK | SIGCHLD, &args);
-  if (cmd < 0) report_and_exit_in_child(ctx.status_fd, Stage::Reaper, base::errno_error("Can't fork"));
+  if (cmd < 0) report_and_exit_in_child(ctx.status_fd, Stage::Reaper, base::errno_error("Can't fork for pid 1"));
   ::munmap(stack, kStack);
 
   // The reaper holds nothing worth attacking: no capabilities, not dumpable (so the payload,
-  // running as the same uid, cannot ptrace it or read its memory), no fds but stdio and the
-  // status pipe.
+  // running as the same uid, cannot ptrace it or read its memory), no fds but stdio, the
+  // status pipe, --sync-fd and the lock files.
   drop_all_caps_in_child();
   prctl(PR_SET_DUMPABLE, 0, 0, 0, 0);
-  if (ctx.status_fd > 3) ::close_range(3, static_cast<unsigned>(ctx.status_fd - 1), 0);
-  ::close_range(static_cast<unsigned>(ctx.status_fd + 1), ~0u, 0);
+  close_all_except(keep);
   if (ctx.spec->die_with_parent) prctl(PR_SET_PDEATHSIG, SIGKILL, 0, 0, 0);
   // bwrap installs the caller's filters in its pid 1 too; callers' filters allow wait/write.
-  if (auto s = install_seccomp_in_child(ctx); !s) {
-    ::kill(cmd, SIGKILL);
-  }
+  if (auto s = install_seccomp_in_child(ctx); !s) ::kill(cmd, SIGKILL);
 
   int code = 255;
   bool reported = false;

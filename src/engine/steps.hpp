@@ -15,6 +15,10 @@ base::Status write_id_maps_in_child(const ChildContext& ctx);
 // userns.cpp: the second level of ctx.nested_userns, after the root is built. proc_fd is the
 // host's /proc, opened before the pivot.
 base::Status enter_nested_userns_in_child(const ChildContext& ctx, int proc_fd);
+// userns.cpp: --disable-userns: user.max_user_namespaces = 1 in the current (outer) namespace.
+base::Status limit_user_namespaces_in_child(int proc_fd);
+// userns.cpp: fails unless creating a user namespace is refused from here on.
+base::Status check_userns_disabled_in_child();
 
 // caps.cpp: the caller's effective set (read in the parent, before clone).
 std::uint64_t caller_effective_caps_from_parent();
@@ -31,12 +35,16 @@ struct NetnsJob {
   int proc = -1;  // the host's /proc, for the helper's lookup of its namespace
 };
 base::Result<NetnsJob> start_netns_in_child(const ChildContext& ctx);
+// netlo.cpp: without the helper (status fds must name the namespace made at clone).
+base::Status loopback_up_in_child();
 base::Status join_netns_in_child(const NetnsJob& job);
 
 // seccomp_apply.cpp: install the Spec's BPF programs in order.
 base::Status install_seccomp_in_child(const ChildContext& ctx);
 
-// pid1.cpp: run the command (exec) or, with a PID namespace, become its reaper. Never returns.
-[[noreturn]] void run_command_in_child(const ChildContext& ctx, char* const* argv, char* const* envp);
+// pid1.cpp: run the command (exec `file` with argv) or, when ctx.reaper, start it and stay as its
+// reaper. Never returns.
+[[noreturn]] void run_command_in_child(const ChildContext& ctx, const char* file, char* const* argv,
+                                       char* const* envp);
 
 }  // namespace rf::engine

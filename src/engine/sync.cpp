@@ -46,6 +46,12 @@ void report_and_exit_in_child(int fd, Stage stage, const base::Error& e) {
   _exit(1);
 }
 
+void send_exec_in_child(int fd) {
+  Record r;
+  r.kind = Record::kExec;
+  write_record(fd, r);
+}
+
 void send_exit_in_child(int fd, int code) {
   Record r;
   r.kind = Record::kExit;

@@ -32,7 +32,7 @@ enum class Stage : std::int32_t {
 const char* stage_name(Stage s);
 
 struct Record {
-  enum Kind : std::int32_t { kError = 1, kExit = 2 };
+  enum Kind : std::int32_t { kError = 1, kExit = 2, kExec = 3 };
   std::int32_t kind = 0;
   std::int32_t stage = 0;
   std::int32_t err = 0;
@@ -45,5 +45,7 @@ static_assert(sizeof(Record) <= 4096, "records must be written atomically (PIPE_
 // message, which was built before the call.
 [[noreturn]] void report_and_exit_in_child(int fd, Stage stage, const base::Error& e);
 void send_exit_in_child(int fd, int code);
+// Right before execvp, when the launcher must know the command really started.
+void send_exec_in_child(int fd);
 
 }  // namespace rf::engine

@@ -40,15 +40,34 @@ base::Status write_id_maps_in_child(const ChildContext& ctx) {
   } else if (fd.error().code() != ENOENT) {
     return base::Error(fd.error().code(), "error opening setgroups");
   }
-  uid_t inside_uid = ctx.nested_userns ? 0 : ctx.sandbox_uid;
-  gid_t inside_gid = ctx.nested_userns ? 0 : ctx.sandbox_gid;
+  // --userns-block-fd: an outside tool (newuidmap) writes the maps while we wait.
+  if (ctx.spec->userns_block_fd) return {};
+  uid_t inside_uid = ctx.devpts_ids ? 0 : ctx.sandbox_uid;
+  gid_t inside_gid = ctx.devpts_ids ? 0 : ctx.sandbox_gid;
   return write_maps(AT_FDCWD, "/proc/self/", inside_uid, ctx.real_uid, inside_gid, ctx.real_gid);
 }
 
 base::Status enter_nested_userns_in_child(const ChildContext& ctx, int proc_fd) {
   if (::unshare(CLONE_NEWUSER) != 0) return base::errno_error("unshare user namespace");
-  // setgroups stays "deny": a new user namespace inherits it from its parent.
-  return write_maps(proc_fd, "self/", ctx.sandbox_uid, 0, ctx.sandbox_gid, 0);
+  // setgroups stays "deny": a new user namespace inherits it from its parent. The sandbox ids
+  // map onto what the first namespace gave us: 0 (devpts) or the sandbox ids themselves.
+  uid_t outer_uid = ctx.devpts_ids ? 0 : ctx.sandbox_uid;
+  gid_t outer_gid = ctx.devpts_ids ? 0 : ctx.sandbox_gid;
+  return write_maps(proc_fd, "self/", ctx.sandbox_uid, outer_uid, ctx.sandbox_gid, outer_gid);
+}
+
+base::Status limit_user_namespaces_in_child(int proc_fd) {
+  base::UniqueFd fd(::openat(proc_fd, "sys/user/max_user_namespaces", O_WRONLY | O_CLOEXEC));
+  if (!fd.valid()) return base::errno_error("cannot open /proc/sys/user/max_user_namespaces");
+  if (auto w = base::write_all(fd.get(), "1"); !w)
+    return base::Error(w.error().code(), "sysctl user.max_user_namespaces = 1");
+  return {};
+}
+
+base::Status check_userns_disabled_in_child() {
+  // If this succeeds we are in a new namespace; the sandbox is abandoned anyway.
+  if (::unshare(CLONE_NEWUSER) == 0) return base::Error(0, "creation of new user namespaces was not disabled as requested");
+  return {};
 }
 
 }  // namespace rf::engine
