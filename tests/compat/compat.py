@@ -323,6 +323,8 @@ def run_case(ctx, case):
 
 def run_scenario(ctx, name, fn):
     ref = fn(ctx, "reference")
+    if os.environ.get("RF_COMPAT_SHOW"):
+        print(f"  {name}[{ctx.user}] reference: {ref!r}")
     problems = []
     for label, form in forms(ctx.h):
         got = fn(ctx, form)

@@ -12,6 +12,7 @@
 #include <limits.h>
 #include <linux/capability.h>
 #include <net/if.h>
+#include <sched.h>
 #include <netinet/in.h>
 #include <signal.h>
 #include <stdbool.h>
@@ -1036,10 +1037,276 @@ static int cmd_sleep(int argc, char** argv) {
   return 0;
 }
 
+// argv: what this process was started with (argv[0] may differ from the executed file).
+static int cmd_argv(int argc, char** argv) {
+  jobj();
+  jk("argv");
+  jarr();
+  for (int i = 0; i < argc; ++i) jstr(argv[i]);
+  jarr_end();
+  char* comm = read_file("/proc/self/comm", NULL);
+  if (comm) {
+    size_t l = strlen(comm);
+    while (l && comm[l - 1] == '\n') comm[--l] = 0;
+  }
+  jk("comm"); jstr(comm);
+  free(comm);
+  char exe[PATH_MAX];
+  ssize_t l = readlink("/proc/self/exe", exe, sizeof exe - 1);
+  jk("exe");
+  if (l >= 0) {
+    exe[l] = 0;
+    jstr(exe);
+  } else {
+    jnull();
+  }
+  jobj_end();
+  jraw("\n");
+  return 0;
+}
+
+// userns [write]: can a new user namespace be created from here (tried in a child, so this
+// process stays where it is), and what does user.max_user_namespaces say. With "write" the
+// value read is written back unchanged (only meaningful inside a user namespace of the
+// sandbox's own: the limit is per user namespace).
+static int cmd_userns(int argc, char** argv) {
+  bool do_write = argc > 0 && strcmp(argv[0], "write") == 0;
+  const char* sysctl = "/proc/sys/user/max_user_namespaces";
+  char* val = read_file(sysctl, NULL);
+  int rerr = errno;
+  if (val) {
+    size_t l = strlen(val);
+    while (l && val[l - 1] == '\n') val[--l] = 0;
+  }
+  int ok = 0, err = 0;
+  pid_t c = fork();
+  if (c == 0) _exit(unshare(CLONE_NEWUSER) == 0 ? 0 : (errno & 0xff ? errno & 0xff : 255));
+  int st = 0;
+  if (c < 0) {
+    err = errno;
+  } else if (waitpid(c, &st, 0) < 0) {
+    err = errno;
+  } else if (WIFEXITED(st)) {
+    ok = WEXITSTATUS(st) == 0;
+    err = WEXITSTATUS(st);
+  } else {
+    err = EINTR;
+  }
+  jobj();
+  jk("max_user_namespaces"); jstr(val);
+  jk("read_errno"); jstr(val ? "OK" : errno_name(rerr));
+  jk("unshare_user");
+  jobj();
+  jk("errno"); jstr(ok ? "OK" : errno_name(err));
+  jk("ok"); jbool(ok);
+  jobj_end();
+  if (do_write) {
+    int wok = 0, werr = 0;
+    int fd = open(sysctl, O_WRONLY | O_CLOEXEC);
+    if (fd < 0) {
+      werr = errno;
+    } else {
+      const char* v = val ? val : "";
+      ssize_t w = write(fd, v, strlen(v));
+      wok = w == (ssize_t)strlen(v);
+      werr = errno;
+      close(fd);
+    }
+    jk("write");
+    jobj();
+    jk("errno"); jstr(wok ? "OK" : errno_name(werr));
+    jk("ok"); jbool(wok);
+    jobj_end();
+  }
+  jobj_end();
+  jraw("\n");
+  free(val);
+  return 0;
+}
+
+// Read fd until EOF (or an error); returns false on a read error other than EINTR.
+static bool drain_fd(int fd) {
+  char buf[4096];
+  for (;;) {
+    ssize_t n = read(fd, buf, sizeof buf);
+    if (n == 0) return true;
+    if (n < 0 && errno != EINTR) return false;
+  }
+}
+
+// hold [PATH...]: print the `json` object, then wait for EOF on stdin (the test decides when
+// the sandbox may end) and exit 0.
+static int cmd_hold(int argc, char** argv) {
+  cmd_json(argc, argv);
+  fflush(stdout);
+  return drain_fd(0) ? 0 : 1;
+}
+
+// wait-fd FD [EXIT]: wait for EOF on FD, then exit EXIT (default 0).
+static int cmd_wait_fd(int argc, char** argv) {
+  if (argc < 1) return 2;
+  int fd = atoi(argv[0]);
+  bool ok = drain_fd(fd);
+  return ok ? (argc > 1 ? atoi(argv[1]) : 0) : 1;
+}
+
+// grep TOKEN ROOT [EXCLUDE...]: regular files under ROOT (symlinks not followed, EXCLUDE
+// subtrees skipped) whose first 4 MiB contain TOKEN; also counts what could not be read.
+struct grepres {
+  char** paths;
+  size_t n, cap;
+  long unreadable;
+};
+
+static void grep_walk(const char* dir, const char* token, char** excl, int nexcl, int depth,
+                      struct grepres* r) {
+  for (int i = 0; i < nexcl; ++i)
+    if (strcmp(dir, excl[i]) == 0) return;
+  if (depth > 40) return;
+  DIR* d = opendir(dir);
+  if (!d) {
+    r->unreadable++;
+    return;
+  }
+  struct dirent* de;
+  while ((de = readdir(d))) {
+    if (strcmp(de->d_name, ".") == 0 || strcmp(de->d_name, "..") == 0) continue;
+    char p[PATH_MAX];
+    snprintf(p, sizeof p, "%s/%s", strcmp(dir, "/") == 0 ? "" : dir, de->d_name);
+    struct stat st;
+    if (lstat(p, &st) != 0) continue;
+    if (S_ISDIR(st.st_mode)) {
+      grep_walk(p, token, excl, nexcl, depth + 1, r);
+    } else if (S_ISREG(st.st_mode)) {
+      int fd = open(p, O_RDONLY | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK | O_NOCTTY);
+      if (fd < 0) {
+        r->unreadable++;
+        continue;
+      }
+      static char buf[4 << 20];
+      size_t len = 0;
+      for (;;) {
+        ssize_t n = read(fd, buf + len, sizeof buf - 1 - len);
+        if (n <= 0) break;
+        len += (size_t)n;
+        if (len == sizeof buf - 1) break;
+      }
+      close(fd);
+      buf[len] = 0;
+      if (memmem(buf, len, token, strlen(token))) {
+        if (r->n == r->cap) r->paths = realloc(r->paths, (r->cap = r->cap * 2 + 8) * sizeof(char*));
+        r->paths[r->n++] = strdup(p);
+      }
+    }
+  }
+  closedir(d);
+}
+
+static int cmd_grep(int argc, char** argv) {
+  if (argc < 2) return 2;
+  struct grepres r = {0};
+  grep_walk(argv[1], argv[0], argv + 2, argc - 2, 0, &r);
+  qsort(r.paths, r.n, sizeof *r.paths, cmp_str);
+  jobj();
+  jk("matches");
+  emit_str_list(r.paths, r.n);
+  jk("unreadable"); jint(r.unreadable);
+  jobj_end();
+  jraw("\n");
+  return 0;
+}
+
+// stat PATH...: link count and the basics (nlink 0 = an unlinked file mounted somewhere).
+static int cmd_stat(int argc, char** argv) {
+  jobj();
+  for (int i = 0; i < argc; ++i) {
+    jk(argv[i]);
+    struct stat st;
+    if (lstat(argv[i], &st) != 0) {
+      jobj();
+      jk("errno"); jstr(errno_name(errno));
+      jobj_end();
+      continue;
+    }
+    char mode[8];
+    snprintf(mode, sizeof mode, "%04o", (unsigned)(st.st_mode & 07777));
+    jobj();
+    jk("mode"); jstr(mode);
+    jk("nlink"); jint((long long)st.st_nlink);
+    jk("size"); jint((long long)st.st_size);
+    jk("type"); jstr(type_name(st.st_mode));
+    jobj_end();
+  }
+  jobj_end();
+  jraw("\n");
+  return 0;
+}
+
+// lock PATH [WAIT_MS]: who holds a POSIX record lock on PATH. Waits up to WAIT_MS (default
+// 3000) for one to appear (a lock-holding reaper may start after this process), then tries to
+// take a write lock itself.
+static int cmd_lock(int argc, char** argv) {
+  if (argc < 1) return 2;
+  long wait_ms = argc > 1 ? atol(argv[1]) : 3000;
+  int fd = open(argv[0], O_RDONLY | O_CLOEXEC | O_NOCTTY);
+  if (fd < 0) {
+    jobj();
+    jk("errno"); jstr(errno_name(errno));
+    jobj_end();
+    jraw("\n");
+    return 1;
+  }
+  struct flock l;
+  for (long waited = 0;; waited += 20) {
+    memset(&l, 0, sizeof l);
+    l.l_type = F_WRLCK;
+    l.l_whence = SEEK_SET;
+    if (fcntl(fd, F_GETLK, &l) != 0) l.l_type = F_UNLCK;
+    if (l.l_type != F_UNLCK || waited >= wait_ms) break;
+    sleep_ms(20);
+  }
+  const char* holder = NULL;
+  const char* type = NULL;
+  if (l.l_type != F_UNLCK) {
+    type = l.l_type == F_RDLCK ? "read" : "write";
+    if (l.l_pid == getppid())
+      holder = "parent";
+    else if (l.l_pid == 1)
+      holder = "pid 1";
+    else if (l.l_pid == 0)
+      holder = "0 (not in this pid namespace)";
+    else
+      holder = "other";
+  }
+  int wfd = open(argv[0], O_RDWR | O_CLOEXEC | O_NOCTTY);
+  int wok = 0, werr = errno;
+  if (wfd >= 0) {
+    struct flock w = {.l_type = F_WRLCK, .l_whence = SEEK_SET};
+    wok = fcntl(wfd, F_SETLK, &w) == 0;
+    werr = errno;
+    close(wfd);
+  }
+  close(fd);
+  jobj();
+  jk("held"); jbool(l.l_type != F_UNLCK);
+  jk("holder"); jstr(holder);
+  jk("type"); jstr(type);
+  jk("write_lock");
+  jobj();
+  jk("errno"); jstr(wok ? "OK" : errno_name(werr));
+  jk("ok"); jbool(wok);
+  jobj_end();
+  jobj_end();
+  jraw("\n");
+  return 0;
+}
+
 static int usage(void) {
   fputs("usage: probe json [PATH...] | exit N | kill SIG | sleep SECS | orphan MS | reap-check |\n"
         "       write PATH [TEXT] | mkdir PATH | open PATH [r|w|rw] | cat PATH | ls PATH |\n"
-        "       tcp [4|6] | syscall getpgid|getsid|getppid\n",
+        "       tcp [4|6] | syscall getpgid|getsid|getppid | argv [ARG...] | userns [write] |\n"
+        "       hold [PATH...] | wait-fd FD [EXIT] | grep TOKEN ROOT [EXCLUDE...] |\n"
+        "       stat PATH... | lock PATH [WAIT_MS]\n",
         stderr);
   return 2;
 }
@@ -1076,6 +1343,20 @@ int main(int argc, char** argv) {
     rc = cmd_tcp(n, a);
   else if (strcmp(cmd, "syscall") == 0)
     rc = cmd_syscall(n, a);
+  else if (strcmp(cmd, "argv") == 0)
+    rc = cmd_argv(argc, argv);
+  else if (strcmp(cmd, "userns") == 0)
+    rc = cmd_userns(n, a);
+  else if (strcmp(cmd, "hold") == 0)
+    rc = cmd_hold(n, a);
+  else if (strcmp(cmd, "wait-fd") == 0)
+    rc = cmd_wait_fd(n, a);
+  else if (strcmp(cmd, "grep") == 0)
+    rc = cmd_grep(n, a);
+  else if (strcmp(cmd, "stat") == 0)
+    rc = cmd_stat(n, a);
+  else if (strcmp(cmd, "lock") == 0)
+    rc = cmd_lock(n, a);
   else
     return usage();
   fflush(stdout);

@@ -627,3 +627,227 @@ def fd_with_data(data, num):
         os.dup2(fd, num, inheritable=True)
         os.close(fd)
     return num
+
+
+# ------------------------------------------------------------------------------------------------
+# Control descriptors and launchers that keep running while the test inspects them (--info-fd,
+# --json-status-fd, --sync-fd, --block-fd, --userns-block-fd, --lock-file).
+
+FIXED_FD_MIN = 60     # descriptor numbers handed to launchers; far above what python holds
+
+
+def place_fd(fd, num):
+    """Move fd to descriptor number num (inheritable); returns num."""
+    if num < FIXED_FD_MIN:
+        raise ValueError(f"fixed descriptors start at {FIXED_FD_MIN}")
+    if fd != num:
+        os.dup2(fd, num, inheritable=True)
+        os.close(fd)
+    else:
+        os.set_inheritable(num, True)
+    return num
+
+
+class Pipe:
+    """A pipe with one end at a fixed descriptor number for the launcher (its ‘inside’ end:
+    "w" = the launcher writes, e.g. --info-fd; "r" = the launcher reads, e.g. --block-fd) and
+    the other end kept by the test (non-inheritable)."""
+
+    def __init__(self, num, inside="w"):
+        r, w = os.pipe()
+        check(r < FIXED_FD_MIN and w < FIXED_FD_MIN, f"pipe got descriptors {r},{w}")
+        if inside == "w":
+            self.num, self.ours = place_fd(w, num), r
+        else:
+            self.num, self.ours = place_fd(r, num), w
+        self.inside = inside
+
+    def close_inside(self):
+        """After the launcher started: drop the test's copy of the launcher's end."""
+        if self.num is not None:
+            os.close(self.num)
+            self.num = None
+
+    def close(self):
+        self.close_inside()
+        if self.ours is not None:
+            os.close(self.ours)
+            self.ours = None
+
+    def write(self, data):
+        os.write(self.ours, data)
+
+    def close_ours(self):
+        if self.ours is not None:
+            os.close(self.ours)
+            self.ours = None
+
+    def readable(self, timeout):
+        import select
+        r, _, _ = select.select([self.ours], [], [], timeout)
+        return bool(r)
+
+    def read_until(self, timeout, stop=None):
+        """Read until EOF, or until stop(data) is true, or timeout. Returns (data, eof)."""
+        import select
+        data = b""
+        deadline = time.monotonic() + timeout
+        while True:
+            if stop is not None and stop(data):
+                return data, False
+            left = deadline - time.monotonic()
+            if left <= 0:
+                return data, False
+            r, _, _ = select.select([self.ours], [], [], left)
+            if not r:
+                continue
+            chunk = os.read(self.ours, 65536)
+            if not chunk:
+                return data, True
+            data += chunk
+
+    def at_eof(self, timeout):
+        """True if EOF arrives within timeout (any data read is discarded)."""
+        _, eof = self.read_until(timeout)
+        return eof
+
+
+class Live:
+    """A launcher running in the background (own session), stdin a pipe the test closes to
+    release a `probe hold`, stdout/stderr in files. Always call cleanup() (kills what is left)."""
+
+    def __init__(self, h, args, user="root", form="default", pass_fds=(), env=None):
+        self.h = h
+        argv = h.invocation(form) + list(args)
+        self.argv = (SETPRIV if user == "unpriv" else []) + argv
+        h._tmp_counter += 1
+        self.out_path = os.path.join(h.work, f"live{h._tmp_counter}.out")
+        self.err_path = os.path.join(h.work, f"live{h._tmp_counter}.err")
+        with open(self.out_path, "wb") as out, open(self.err_path, "wb") as err:
+            self.p = subprocess.Popen(self.argv, stdin=subprocess.PIPE, stdout=out, stderr=err,
+                                      pass_fds=pass_fds, cwd=h.work,
+                                      env=dict(BASE_ENV) if env is None else dict(env),
+                                      start_new_session=True)
+        self.rc = None
+
+    @property
+    def stdout(self):
+        with open(self.out_path, "rb") as f:
+            return f.read().decode(errors="replace")
+
+    @property
+    def stderr(self):
+        with open(self.err_path, "rb") as f:
+            return f.read().decode(errors="replace")
+
+    def first_line(self, timeout=10.0):
+        """The first complete stdout line (e.g. `probe hold`'s JSON), or None on timeout or
+        when the launcher exits without printing one."""
+        deadline = time.monotonic() + timeout
+        while True:
+            out = self.stdout
+            if "\n" in out:
+                return out.split("\n", 1)[0]
+            if self.p.poll() is not None or time.monotonic() > deadline:
+                out = self.stdout
+                return out.split("\n", 1)[0] if "\n" in out else None
+            time.sleep(0.01)
+
+    def running(self):
+        return self.p.poll() is None
+
+    def release(self):
+        """Close the launcher's stdin (ends a `probe hold`)."""
+        if self.p.stdin and not self.p.stdin.closed:
+            try:
+                self.p.stdin.close()
+            except OSError:
+                pass
+
+    def wait(self, timeout=DEFAULT_TIMEOUT):
+        try:
+            self.rc = self.p.wait(timeout=timeout)
+        except subprocess.TimeoutExpired:
+            self.cleanup()
+            fail(f"launcher still running after {timeout}s: {' '.join(self.argv)}\n"
+                 f"  stdout={self.stdout[:500]!r}\n  stderr={self.stderr[:500]!r}")
+        return self.rc
+
+    def cleanup(self):
+        """Release, then kill the launcher's process group (what is left of the sandbox in
+        it too) and reap the launcher."""
+        self.release()
+        try:
+            os.killpg(self.p.pid, signal.SIGKILL)
+        except OSError:
+            pass
+        if self.p.poll() is None:
+            self.p.kill()
+            self.p.wait()
+
+    def mask_stdio(self, fds):
+        """A probe's `fds` map with this run's stdout/stderr file names replaced."""
+        names = {self.out_path: "<stdout file>", self.err_path: "<stderr file>"}
+        return {k: names.get(v, v) for k, v in fds.items()}
+
+
+def pid_status(pid):
+    """/proc/PID/status as a dict (None if the process is gone)."""
+    try:
+        with open(f"/proc/{pid}/status") as f:
+            return {k: v.strip() for k, _, v in (line.partition(":") for line in f)}
+    except OSError:
+        return None
+
+
+def ns_inodes_of(pid):
+    out = {}
+    for n in ("cgroup", "ipc", "mnt", "net", "pid", "time", "user", "uts"):
+        try:
+            out[n] = os.stat(f"/proc/{pid}/ns/{n}").st_ino
+        except OSError:
+            out[n] = None
+    return out
+
+
+class _Flock(ctypes.Structure):
+    _fields_ = [("l_type", ctypes.c_short), ("l_whence", ctypes.c_short),
+                ("l_start", ctypes.c_long), ("l_len", ctypes.c_long),
+                ("l_pid", ctypes.c_int)]
+
+
+_F_RDLCK, _F_WRLCK, _F_UNLCK = 0, 1, 2
+
+
+def lock_holder(path):
+    """(type, pid) of a POSIX record lock that would block a whole-file write lock on path,
+    or (None, None). Uses F_GETLK through libc (python's fcntl cannot return the struct)."""
+    import fcntl
+    libc = ctypes.CDLL(None, use_errno=True)
+    fd = os.open(path, os.O_RDONLY | os.O_CLOEXEC)
+    try:
+        fl = _Flock(_F_WRLCK, os.SEEK_SET, 0, 0, 0)
+        if libc.fcntl(fd, fcntl.F_GETLK, ctypes.byref(fl)) != 0:
+            e = ctypes.get_errno()
+            raise OSError(e, f"F_GETLK {path}: {os.strerror(e)}")
+        if fl.l_type == _F_UNLCK:
+            return None, None
+        return ("read" if fl.l_type == _F_RDLCK else "write"), fl.l_pid
+    finally:
+        os.close(fd)
+
+
+def try_lock(path, kind):
+    """Try a non-blocking whole-file POSIX lock (kind "read"/"write") from this process and
+    release it at once; returns "OK" or the errno name."""
+    import errno as errno_mod
+    import fcntl
+    fd = os.open(path, (os.O_RDONLY if kind == "read" else os.O_RDWR) | os.O_CLOEXEC)
+    try:
+        fcntl.lockf(fd, (fcntl.LOCK_SH if kind == "read" else fcntl.LOCK_EX) | fcntl.LOCK_NB)
+        fcntl.lockf(fd, fcntl.LOCK_UN)
+        return "OK"
+    except OSError as e:
+        return errno_mod.errorcode.get(e.errno, str(e.errno))
+    finally:
+        os.close(fd)
