@@ -105,6 +105,20 @@ base::Status add_seccomp_program(ParseState& st, int fd) {
 
 namespace {
 
+// bwrap checks these right after parsing: before it looks for a COMMAND (so they win over the
+// usage text) and before it implies a user namespace for unprivileged callers, so only an
+// explicit --unshare-user satisfies them (--unshare-user-try and --unshare-all do not). The
+// checks that need the effective namespaces come later, in spec::validate.
+base::Status check_userns_options(const spec::Spec& s) {
+  if (s.userns_block_fd && !s.ns.user) return fail("--userns-block-fd requires --unshare-user");
+  if (s.userns_block_fd && !s.info_fd) return fail("--userns-block-fd requires --info-fd");
+  if (s.disable_userns && !s.ns.user) return fail("--disable-userns requires --unshare-user");
+  // bwrap's text has the double space.
+  if (s.disable_userns && s.userns_block_fd)
+    return fail("--disable-userns is not compatible with  --userns-block-fd");
+  return {};
+}
+
 base::Status run_parser(ParseState& st, const std::vector<std::string>& args) {
   st.total_words = args.size();
   RF_TRY(check_word_cap(st));
@@ -113,6 +127,7 @@ base::Status run_parser(ParseState& st, const std::vector<std::string>& args) {
     st.out.action = *st.stop;
     return {};
   }
+  RF_TRY(check_userns_options(st.out.spec));
   if (command_at >= args.size()) {
     st.out.action = BwrapParse::Action::Usage;
     return {};

@@ -186,6 +186,19 @@ Status on_dir(ParseState& st, const OptionDef&, Values v) {
   return {};
 }
 
+// --file, --bind-data, --ro-bind-data: the parser only checks the fd number; the engine reads
+// the content and closes the fd during setup, at this op's place in the list (as bwrap does).
+Status on_data_op(ParseState& st, const OptionDef& opt, Values v) {
+  std::string_view n = opt.name;
+  OpKind kind = n == "--file" ? OpKind::File : n == "--bind-data" ? OpKind::BindData : OpKind::RoBindData;
+  int fd = -1;
+  RF_TRY(parse_fd_value(v[0], fd));
+  FsOp& op = add_op(st, kind, v[1]);
+  op.fd = fd;
+  op.perms = std::exchange(st.next_perms, std::nullopt);  // unset: the engine's per-kind default
+  return {};
+}
+
 Status on_symlink(ParseState& st, const OptionDef&, Values v) {
   add_op(st, OpKind::Symlink, v[1], v[0]);
   return {};
@@ -254,6 +267,32 @@ Status on_cap(ParseState& st, const OptionDef& opt, Values v) {
   return {};
 }
 
+// --sync-fd, --block-fd, --userns-block-fd, --info-fd, --json-status-fd: one value each; like
+// bwrap, a repeat warns before its value is checked, and the last one wins.
+template <std::optional<int> spec::Spec::*Field>
+Status set_single_fd(ParseState& st, const OptionDef& opt, Values v) {
+  auto& slot = st.out.spec.*Field;
+  if (slot) warn_only_last(st, opt);
+  int fd = -1;
+  RF_TRY(parse_fd_value(v[0], fd));
+  slot = fd;
+  return {};
+}
+
+// Repeatable: every lock file is held by the sandbox's pid 1.
+Status on_lock_file(ParseState& st, const OptionDef&, Values v) {
+  st.out.spec.lock_files.push_back(v[0]);
+  return {};
+}
+
+// Unlike the other single-value options, a second --argv0 is fatal (bwrap 0.11.1), even when the
+// first one was empty.
+Status on_argv0(ParseState& st, const OptionDef&, Values v) {
+  if (st.out.spec.argv0) return fail("--argv0 used multiple times");
+  st.out.spec.argv0 = v[0];
+  return {};
+}
+
 Status unsupported(ParseState&, const OptionDef& opt, Values) {
   return fail(std::string(opt.name) + " is not supported by this version of ringfence yet");
 }
@@ -266,8 +305,7 @@ constexpr OptionDef kOptions[] = {
     {"--help", "", "Show this help text and exit", on_help},
     {"--version", "", "Show the version and exit", on_version},
     {"--args", "FD", "Read more options, NUL-separated, from FD", handle_args},
-    {"--argv0", "VALUE", "Pass VALUE as argv[0] to COMMAND", unsupported, false,
-     "--argv0 takes one argument"},
+    {"--argv0", "VALUE", "Pass VALUE as argv[0] to COMMAND", on_argv0, false, "--argv0 takes one argument"},
     {"--level-prefix", "", "Start each diagnostic with its syslog level, e.g. <3>", on_level_prefix},
     {"--unshare-all", "", "Unshare every supported namespace (user, cgroup only where possible)",
      on_unshare_all},
@@ -285,8 +323,10 @@ constexpr OptionDef kOptions[] = {
      set_ns<&Namespaces::cgroup_try>},
     {"--userns", "FD", "Enter the user namespace FD instead of creating one", unsupported},
     {"--userns2", "FD", "Switch to the user namespace FD once setup is done", unsupported},
-    {"--disable-userns", "", "Stop the sandbox from creating more user namespaces", unsupported},
-    {"--assert-userns-disabled", "", "Fail unless new user namespaces are already impossible", unsupported},
+    {"--disable-userns", "", "Stop the sandbox from creating more user namespaces",
+     set_flag<&Spec::disable_userns>},
+    {"--assert-userns-disabled", "", "Fail unless new user namespaces are already impossible",
+     set_flag<&Spec::assert_userns_disabled>},
     {"--pidns", "FD", "Enter the PID namespace FD (parent of a new one with --unshare-pid)", unsupported},
     {"--uid", "UID", "User id inside the sandbox (needs --unshare-user or --userns)", on_id},
     {"--gid", "GID", "Group id inside the sandbox (needs --unshare-user or --userns)", on_id},
@@ -295,8 +335,8 @@ constexpr OptionDef kOptions[] = {
     {"--clearenv", "", "Start from an empty environment", on_clearenv},
     {"--setenv", "VAR VALUE", "Set VAR to VALUE in the environment", on_setenv},
     {"--unsetenv", "VAR", "Remove VAR from the environment", on_unsetenv},
-    {"--lock-file", "DEST", "Hold a read lock on DEST while the sandbox runs", unsupported},
-    {"--sync-fd", "FD", "Keep FD open for as long as the sandbox runs", unsupported},
+    {"--lock-file", "DEST", "Hold a read lock on DEST while the sandbox runs", on_lock_file},
+    {"--sync-fd", "FD", "Keep FD open for as long as the sandbox runs", set_single_fd<&Spec::sync_fd>},
     {"--bind", "SRC DEST", "Mount host path SRC at DEST, writable", on_bind},
     {"--bind-try", "SRC DEST", "Like --bind, skipped when SRC does not exist", on_bind},
     {"--dev-bind", "SRC DEST", "Like --bind, with device nodes usable", on_bind},
@@ -324,16 +364,18 @@ constexpr OptionDef kOptions[] = {
     {"--tmpfs", "DEST", "Mount an empty tmpfs at DEST", on_tmpfs},
     {"--mqueue", "DEST", "Mount a POSIX message queue file system at DEST", on_dest_op},
     {"--dir", "DEST", "Create the directory DEST", on_dir},
-    {"--file", "FD DEST", "Create the file DEST holding what FD contains", unsupported},
-    {"--bind-data", "FD DEST", "Mount a file holding what FD contains at DEST", unsupported},
-    {"--ro-bind-data", "FD DEST", "Like --bind-data, read-only", unsupported},
+    {"--file", "FD DEST", "Create the file DEST holding what FD contains", on_data_op},
+    {"--bind-data", "FD DEST", "Mount a file holding what FD contains at DEST", on_data_op},
+    {"--ro-bind-data", "FD DEST", "Like --bind-data, read-only", on_data_op},
     {"--symlink", "SRC DEST", "Create DEST as a symlink pointing to SRC", on_symlink},
     {"--seccomp", "FD", "Install the seccomp BPF program read from FD (only one)", on_seccomp},
     {"--add-seccomp-fd", "FD", "Also install the seccomp BPF program read from FD", on_add_seccomp_fd},
-    {"--block-fd", "FD", "Before running COMMAND, wait until FD is readable", unsupported},
-    {"--userns-block-fd", "FD", "Wait on FD while the user namespace is set up from outside", unsupported},
-    {"--info-fd", "FD", "Write JSON about the started sandbox to FD", unsupported},
-    {"--json-status-fd", "FD", "Write JSON status lines (start, exit code) to FD", unsupported},
+    {"--block-fd", "FD", "Before running COMMAND, wait until FD is readable", set_single_fd<&Spec::block_fd>},
+    {"--userns-block-fd", "FD", "Wait on FD while the user namespace is set up from outside",
+     set_single_fd<&Spec::userns_block_fd>},
+    {"--info-fd", "FD", "Write JSON about the started sandbox to FD", set_single_fd<&Spec::info_fd>},
+    {"--json-status-fd", "FD", "Write JSON status lines (start, exit code) to FD",
+     set_single_fd<&Spec::json_status_fd>},
     {"--new-session", "", "Run COMMAND in a new session, away from the terminal",
      set_flag<&Spec::new_session>},
     {"--die-with-parent", "", "SIGKILL the sandbox when the caller of this program dies",

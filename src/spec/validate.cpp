@@ -2,6 +2,9 @@
 // Cross-option rules, worded as bwrap words them.
 #include "ringfence/spec/validate.hpp"
 
+#include <initializer_list>
+#include <string>
+
 namespace rf::spec {
 
 Namespaces effective_namespaces(const Spec& spec, uid_t caller_uid, bool userns_available,
@@ -15,7 +18,44 @@ Namespaces effective_namespaces(const Spec& spec, uid_t caller_uid, bool userns_
   return ns;
 }
 
+namespace {
+
+// The user namespace lockdown options, in bwrap's order. The bwrap front end already refuses
+// these without an explicit --unshare-user; here they guard every front end, because both need
+// a namespace of the sandbox's own: --disable-userns lowers max_user_namespaces in the user
+// namespace it runs in (in the host's that would be a host-wide change), and --userns-block-fd
+// has an outside tool map ids into it.
+base::Status check_userns_options(const Spec& spec, const Namespaces& ns) {
+  if (spec.userns_block_fd && !ns.user)
+    return base::make_error("--userns-block-fd requires --unshare-user", 0);
+  if (spec.userns_block_fd && !spec.info_fd)
+    return base::make_error("--userns-block-fd requires --info-fd", 0);
+  if (spec.disable_userns && !ns.user) return base::make_error("--disable-userns requires --unshare-user", 0);
+  if (spec.disable_userns && spec.userns_block_fd)
+    return base::make_error("--disable-userns is not compatible with  --userns-block-fd", 0);
+  return {};
+}
+
+// Every fd the Spec names must be a real fd number (bwrap's parser refuses negative ones).
+base::Status check_fds(const Spec& spec) {
+  auto bad = [](int fd) { return base::make_error("Invalid fd: " + std::to_string(fd), 0); };
+  for (const auto& op : spec.fs_ops) {
+    bool has_fd = op.kind == OpKind::File || op.kind == OpKind::BindData || op.kind == OpKind::RoBindData;
+    if (has_fd && op.fd < 0) return bad(op.fd);
+  }
+  for (const auto* fd :
+       {&spec.sync_fd, &spec.block_fd, &spec.userns_block_fd, &spec.info_fd, &spec.json_status_fd})
+    if (*fd && **fd < 0) return bad(**fd);
+  for (int fd : spec.pass_fds)
+    if (fd < 0) return bad(fd);
+  return {};
+}
+
+}  // namespace
+
 base::Status validate(const Spec& spec, const Namespaces& ns, uid_t caller_uid, gid_t caller_gid) {
+  // bwrap checks the lockdown options before it looks for a command.
+  RF_TRY(check_userns_options(spec, ns));
   if (spec.argv.empty() || spec.argv[0].empty()) return base::make_error("No command specified", 0);
   if (spec.uid && *spec.uid != caller_uid && !ns.user)
     return base::make_error("Specifying --uid requires --unshare-user or --userns", 0);
@@ -29,9 +69,7 @@ base::Status validate(const Spec& spec, const Namespaces& ns, uid_t caller_uid, 
     if (op.dest.empty()) return base::make_error("empty destination path", 0);
     if (op.perms && *op.perms > 07777) return base::make_error("mode must be <= 07777", 0);
   }
-  for (int fd : spec.pass_fds)
-    if (fd < 0) return base::make_error("Invalid fd: " + std::to_string(fd), EBADF);
-  return {};
+  return check_fds(spec);
 }
 
 }  // namespace rf::spec

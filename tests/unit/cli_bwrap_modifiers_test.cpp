@@ -116,8 +116,14 @@ TEST_CASE("--size values (strtoull base 0, first character a digit, non-zero)") 
         "--size (for tmpfs) is limited to 9223372036854775807");
 }
 
-TEST_CASE("a later-issue consumer still fails with its own message") {
-  // --file and --bind-data take --perms in bwrap; here they are refused outright for now.
-  CHECK(error_of(parse({"--perms", "0600", "--file", "3", "/x", "true"})) ==
-        "--file is not supported by this version of ringfence yet");
+TEST_CASE("--perms also applies to the next --file, --bind-data or --ro-bind-data") {
+  auto p = parse({"--perms", "0600", "--file", "3", "/f", "--perms", "0444", "--ro-bind-data", "4", "/r",
+                  "--bind-data", "5", "/b", "true"});
+  REQUIRE(error_of(p).empty());
+  REQUIRE(p.spec.fs_ops.size() == 3);
+  CHECK(p.spec.fs_ops[0].perms == 0600u);
+  CHECK(p.spec.fs_ops[1].perms == 0444u);
+  CHECK_FALSE(p.spec.fs_ops[2].perms);
+  // --size is for --tmpfs only, even when --perms is taken.
+  CHECK(error_of(parse({"--size", "1", "--perms", "0600", "--file", "3", "/f", "true"})) == kSizeNotUsed);
 }

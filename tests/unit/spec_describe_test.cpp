@@ -23,6 +23,9 @@ TEST_CASE("op names cover every kind") {
   CHECK(std::string(op_name(OpKind::Dir)) == "dir");
   CHECK(std::string(op_name(OpKind::Symlink)) == "symlink");
   CHECK(std::string(op_name(OpKind::Chmod)) == "chmod");
+  CHECK(std::string(op_name(OpKind::File)) == "file");
+  CHECK(std::string(op_name(OpKind::BindData)) == "bind-data");
+  CHECK(std::string(op_name(OpKind::RoBindData)) == "ro-bind-data");
 }
 
 TEST_CASE("a spec with every kind of field, in a fixed order") {
@@ -83,4 +86,44 @@ TEST_CASE("perms are printed as four octal digits") {
   d.perms = 0700;
   s.fs_ops.push_back(d);
   CHECK(describe(s).find("op dir \"/d\" perms=0700\n") != std::string::npos);
+}
+
+TEST_CASE("data ops, lock files, fds and the user namespace flags") {
+  Spec s;
+  s.argv = {"true"};
+  s.ns.user = true;
+  FsOp file;
+  file.kind = OpKind::File;
+  file.dest = "/etc/passwd";
+  file.fd = 0;
+  s.fs_ops.push_back(file);
+  FsOp data;
+  data.kind = OpKind::RoBindData;
+  data.dest = "/d";
+  data.fd = 11;
+  data.perms = 0444;
+  s.fs_ops.push_back(data);
+  s.argv0 = "-sh";
+  s.lock_files = {"/a", "/b c"};
+  s.sync_fd = 3;
+  s.block_fd = 4;
+  s.userns_block_fd = 5;
+  s.info_fd = 6;
+  s.json_status_fd = 7;
+  s.disable_userns = s.assert_userns_disabled = true;
+  CHECK(describe(s) ==
+        "namespaces user\n"
+        "op file \"/etc/passwd\" fd=0\n"
+        "op ro-bind-data \"/d\" perms=0444 fd=11\n"
+        "argv0 \"-sh\"\n"
+        "lock-file \"/a\"\n"
+        "lock-file \"/b c\"\n"
+        "sync-fd 3\n"
+        "block-fd 4\n"
+        "userns-block-fd 5\n"
+        "info-fd 6\n"
+        "json-status-fd 7\n"
+        "disable-userns\n"
+        "assert-userns-disabled\n"
+        "argv \"true\"\n");
 }

@@ -2,6 +2,8 @@
 // spec::validate and effective_namespaces: the cross-option rules, worded as bwrap words them.
 #include <doctest/doctest.h>
 
+#include <optional>
+
 #include "ringfence/spec/validate.hpp"
 
 using namespace rf::spec;
@@ -116,6 +118,79 @@ TEST_CASE("validate messages") {
     Spec s = runnable();
     s.pass_fds = {3, -1};
     CHECK(message_of(s, none) == "Invalid fd: -1");
+    CHECK(validate(s, none, kUser, kGroup).error().code() == 0);
+  }
+  SUBCASE("data ops need a content fd") {
+    for (OpKind kind : {OpKind::File, OpKind::BindData, OpKind::RoBindData}) {
+      Spec s = runnable();
+      FsOp op;
+      op.kind = kind;
+      op.dest = "/x";
+      s.fs_ops.push_back(op);
+      CHECK(message_of(s, none) == "Invalid fd: -1");
+      s.fs_ops[0].fd = 0;
+      CHECK(message_of(s, none).empty());
+    }
+  }
+  SUBCASE("the single fds must be real fd numbers") {
+    for (std::optional<int> Spec::*field :
+         {&Spec::sync_fd, &Spec::block_fd, &Spec::info_fd, &Spec::json_status_fd}) {
+      Spec s = runnable();
+      s.*field = 0;
+      CHECK(message_of(s, none).empty());
+      s.*field = -2;
+      CHECK(message_of(s, none) == "Invalid fd: -2");
+    }
+    Spec s = runnable();
+    s.userns_block_fd = -3;
+    s.info_fd = 4;
+    CHECK(message_of(s, user) == "Invalid fd: -3");
+  }
+  SUBCASE("lock files and as-pid-1") {
+    Spec s = runnable();
+    s.lock_files = {"/x"};
+    CHECK(message_of(s, none).empty());
+    Namespaces pid;
+    pid.pid = true;
+    s.as_pid_1 = true;
+    CHECK(message_of(s, pid) == "Specifying --as-pid-1 and --lock-file is not permitted");
+    // The PID namespace rule comes first, as in bwrap.
+    CHECK(message_of(s, none) == "Specifying --as-pid-1 requires --unshare-pid");
+  }
+  SUBCASE("--userns-block-fd needs a user namespace and --info-fd") {
+    Spec s = runnable();
+    s.userns_block_fd = 5;
+    CHECK(message_of(s, none) == "--userns-block-fd requires --unshare-user");
+    CHECK(message_of(s, user) == "--userns-block-fd requires --info-fd");
+    s.info_fd = 6;
+    CHECK(message_of(s, none) == "--userns-block-fd requires --unshare-user");
+    CHECK(message_of(s, user).empty());
+  }
+  SUBCASE("--disable-userns needs a user namespace and no --userns-block-fd") {
+    Spec s = runnable();
+    s.disable_userns = true;
+    // Without a namespace of its own it would lower the host's max_user_namespaces.
+    CHECK(message_of(s, none) == "--disable-userns requires --unshare-user");
+    CHECK(message_of(s, user).empty());
+    s.userns_block_fd = 5;
+    s.info_fd = 6;
+    CHECK(message_of(s, user) == "--disable-userns is not compatible with  --userns-block-fd");
+    CHECK(message_of(s, none) == "--userns-block-fd requires --unshare-user");
+  }
+  SUBCASE("--assert-userns-disabled needs nothing") {
+    Spec s = runnable();
+    s.assert_userns_disabled = true;
+    CHECK(message_of(s, none).empty());
+  }
+  SUBCASE("the lockdown rules come before every other rule, as in bwrap") {
+    Spec s;  // no command either
+    s.disable_userns = true;
+    s.uid = 0;
+    s.hostname = "h";
+    s.as_pid_1 = true;
+    CHECK(message_of(s, none) == "--disable-userns requires --unshare-user");
+    s.disable_userns = false;
+    CHECK(message_of(s, none) == "No command specified");
   }
   SUBCASE("the first failing rule is reported") {
     Spec s = runnable();
