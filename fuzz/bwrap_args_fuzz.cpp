@@ -4,6 +4,7 @@
 #include <cerrno>
 #include <cstddef>
 #include <cstdint>
+#include <initializer_list>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -34,6 +35,7 @@ std::vector<std::string> split_words(std::string_view s) {
 // Properties any parse must have, whatever the input: a violation is a bug, not bad input.
 void check_invariants(const rf::cli::BwrapParse& p) {
   using Action = rf::cli::BwrapParse::Action;
+  using rf::spec::OpKind;
   if (p.error && p.error->message().empty()) __builtin_trap();
   if (!p.error && p.action == Action::Run && p.spec.argv.empty()) __builtin_trap();
   if (p.action != Action::Run && !p.spec.argv.empty()) __builtin_trap();
@@ -44,8 +46,20 @@ void check_invariants(const rf::cli::BwrapParse& p) {
   for (const auto& op : p.spec.fs_ops) {
     if (op.perms && *op.perms > 07777) __builtin_trap();
     if (op.size && *op.size == 0) __builtin_trap();
+    // Only the data ops carry a content fd, and theirs is a real fd number.
+    bool data = op.kind == OpKind::File || op.kind == OpKind::BindData || op.kind == OpKind::RoBindData;
+    if (data ? op.fd < 0 : op.fd != -1) __builtin_trap();
   }
+  for (const auto* fd :
+       {&p.spec.sync_fd, &p.spec.block_fd, &p.spec.userns_block_fd, &p.spec.info_fd, &p.spec.json_status_fd})
+    if (*fd && **fd < 0) __builtin_trap();
   if (!p.spec.bwrap_messages || !p.spec.inherit_fds) __builtin_trap();
+  // A command line that runs has passed the user namespace cross-option checks.
+  if (!p.error && p.action == Action::Run) {
+    const auto& s = p.spec;
+    if (s.userns_block_fd && (!s.ns.user || !s.info_fd)) __builtin_trap();
+    if (s.disable_userns && (!s.ns.user || s.userns_block_fd)) __builtin_trap();
+  }
 }
 
 }  // namespace
