@@ -481,8 +481,11 @@ def userns_block_run(ctx, form, args, uid_map, gid_map, setgroups=None):
         info.close_inside()
         blk.close_inside()
         text, eof = info.read_until(10)
-        check(eof and text, f"no --info-fd report before the release: {text!r}, "
-                            f"stderr={live.stderr!r}")
+        check(text, f"no --info-fd report before the release: stderr={live.stderr!r}")
+        check(eof, f"--info-fd report {text!r} written but the descriptor not closed within 10s "
+                   "while the launcher waits on --userns-block-fd: a caller that reads the "
+                   "report to EOF first (as bubblewrap's own userns-block-fd demo does) "
+                   "deadlocks")
         cp = parse_info(text.decode(), "--info-fd")["child-pid"]
         res = {"info": norm_report(text.decode())}
         time.sleep(0.2)
