@@ -163,19 +163,28 @@ Status op_file(const ResolvedOp& r, const Dest& d) {
   return {};
 }
 
-// --bind-data/--ro-bind-data: the content goes to an unnamed file on the hidden scratch tmpfs
-// (never visible in the sandbox or on the host), which is then bound onto the destination.
-Status op_bind_data(const ResolvedOp& r, const Dest& d) {
+// --bind-data/--ro-bind-data: the content goes to a file on the hidden scratch tmpfs (the root
+// between the two pivots, never visible in the sandbox or on the host), which is bound onto the
+// destination and unlinked. (An O_TMPFILE file cannot be bind-mounted: the kernel refuses an
+// unlinked source.)
+Status op_bind_data(const ResolvedOp& r, const Dest& d, int serial) {
   const FsOp& op = r.op;
-  UniqueFd tmp(::open("/", O_TMPFILE | O_RDWR | O_CLOEXEC, 0600));
+  std::string tmp_path = "/bind-data-" + std::to_string(serial);
+  UniqueFd tmp(::open(tmp_path.c_str(), O_CREAT | O_EXCL | O_WRONLY | O_NOFOLLOW | O_CLOEXEC, 0600));
   if (!tmp.valid()) return fail("Can't create tmpfile for " + op.dest);
-  if (auto w = base::write_all(tmp.get(), r.data); !w) return Error(w.error().code(), "Can't write data to file " + op.dest);
-  if (::fchmod(tmp.get(), op.perms.value_or(0600)) != 0) return fail("Can't chmod file for " + op.dest);
-  auto target = ensure_file(d, 0444);
-  if (!target) return std::move(target.error());
-  unsigned long attrs = MOUNT_ATTR_NOSUID | MOUNT_ATTR_NODEV;
-  if (op.kind == OpKind::RoBindData) attrs |= MOUNT_ATTR_RDONLY;
-  return bind_onto_in_child(fd_path(tmp.get()), target->get(), d.root_fd, op.dest, attrs, false);
+  auto w = base::write_all(tmp.get(), r.data);
+  Status s;
+  if (!w) s = Error(w.error().code(), "Can't write data to file " + op.dest);
+  else if (::fchmod(tmp.get(), op.perms.value_or(0600)) != 0) s = fail("Can't chmod file for " + op.dest);
+  if (s) {
+    auto target = ensure_file(d, 0444);
+    unsigned long attrs = MOUNT_ATTR_NOSUID | MOUNT_ATTR_NODEV;
+    if (op.kind == OpKind::RoBindData) attrs |= MOUNT_ATTR_RDONLY;
+    s = target ? bind_onto_in_child(tmp_path, target->get(), d.root_fd, op.dest, attrs, false)
+               : Status(std::move(target.error()));
+  }
+  ::unlink(tmp_path.c_str());
+  return s;
 }
 
 Status op_symlink(const FsOp& op, const Dest& d) {
@@ -233,7 +242,7 @@ Status apply_op(const ChildContext& ctx, int rfd, const ResolvedOp& r) {
     case OpKind::Symlink: return op_symlink(op, d);
     case OpKind::File: return op_file(r, d);
     case OpKind::BindData:
-    case OpKind::RoBindData: return op_bind_data(r, d);
+    case OpKind::RoBindData: return op_bind_data(r, d, static_cast<int>(&r - ctx.ops.data()));
     case OpKind::Proc:
     case OpKind::Dev: {
       auto dir = ensure_dir(d, 0755);
