@@ -480,9 +480,9 @@ def userns_block_run(ctx, form, args, uid_map, gid_map, setgroups=None):
         live = Live(h, argv, user=ctx.user, form=form, pass_fds=[INFO_FD, UBLOCK_FD])
         info.close_inside()
         blk.close_inside()
-        text, eof = info.read_until(10)
+        text, eof = info.read_until(5)
         check(text, f"no --info-fd report before the release: stderr={live.stderr!r}")
-        check(eof, f"--info-fd report {text!r} written but the descriptor not closed within 10s "
+        check(eof, f"--info-fd report {text!r} written but the descriptor not closed within 5s "
                    "while the launcher waits on --userns-block-fd: a caller that reads the "
                    "report to EOF first (as bubblewrap's own userns-block-fd demo does) "
                    "deadlocks")
