@@ -110,12 +110,14 @@ namespace {
 // explicit --unshare-user satisfies them (--unshare-user-try and --unshare-all do not). The
 // checks that need the effective namespaces come later, in spec::validate.
 base::Status check_userns_options(const spec::Spec& s) {
+  if (s.userns_fd && s.ns.user) return fail("--userns not compatible --unshare-user");
   if (s.userns_block_fd && !s.ns.user) return fail("--userns-block-fd requires --unshare-user");
   if (s.userns_block_fd && !s.info_fd) return fail("--userns-block-fd requires --info-fd");
   if (s.disable_userns && !s.ns.user) return fail("--disable-userns requires --unshare-user");
   // bwrap's text has the double space.
   if (s.disable_userns && s.userns_block_fd)
     return fail("--disable-userns is not compatible with  --userns-block-fd");
+  if (s.userns_fd && s.ns.user_try) return fail("--userns not compatible --unshare-user-try");
   return {};
 }
 

@@ -321,7 +321,7 @@ constexpr OptionDef kOptions[] = {
     {"--unshare-cgroup", "", "Use a new cgroup namespace", set_ns<&Namespaces::cgroup>},
     {"--unshare-cgroup-try", "", "Use a new cgroup namespace where the kernel has them",
      set_ns<&Namespaces::cgroup_try>},
-    {"--userns", "FD", "Enter the user namespace FD instead of creating one", unsupported},
+    {"--userns", "FD", "Enter the user namespace FD instead of creating one", set_single_fd<&spec::Spec::userns_fd>},
     {"--userns2", "FD", "Switch to the user namespace FD once setup is done", unsupported},
     {"--disable-userns", "", "Stop the sandbox from creating more user namespaces",
      set_flag<&Spec::disable_userns>},

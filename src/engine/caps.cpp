@@ -25,7 +25,7 @@ std::uint64_t requested_caps(const ChildContext& ctx) {
   // ALL means all the caller has. (bwrap passes the unclamped set to capset, which then fails
   // with EPERM, and goes on with the caller's capabilities unchanged, ignoring any --cap-drop;
   // ringfence applies the request. See docs/compat-bwrap.md.)
-  if (!ctx.ns.user) set &= ctx.caller_caps;
+  if (!ctx.ns.user && !ctx.spec->userns_fd) set &= ctx.caller_caps;
   return set & all;
 }
 
@@ -66,9 +66,10 @@ base::Status drop_caps_in_child(const ChildContext& ctx) {
   // capset is never called (some containers' seccomp profiles deny it). In a user namespace
   // root keeps the caller's effective set, without ambient capabilities.
   bool explicit_caps = !ctx.privileged || !ctx.spec->cap_ops.empty();
-  if (!explicit_caps && !ctx.ns.user) return {};
+  bool own_userns = ctx.ns.user || ctx.spec->userns_fd;
+  if (!explicit_caps && !own_userns) return {};
   std::uint64_t set = requested_caps(ctx);
-  if (ctx.ns.user) {
+  if (own_userns) {
     // In a user namespace the bounding set goes down to the requested set, so exec of
     // uid 0 (--uid 0) cannot regain what was dropped.
     for (int i = 0; i < kMaxCaps; ++i) {

@@ -59,15 +59,17 @@ void run_child(const ChildContext& ctx) {
   }
   // 0b. Sync point 1: wait while the launcher writes the status fds (and an outside tool the
   //     id maps, with --userns-block-fd). Those fds are the launcher's, not the command's.
+  //     The status fds are closed first: a caller may read the info fd to EOF before it
+  //     releases us. (--userns-block-fd stays open, as in bwrap.)
   if (ctx.go_fd >= 0) {
+    for (const auto& fd : {spec.info_fd, spec.json_status_fd})
+      if (fd) ::close(*fd);
     char b;
     ssize_t n;
     while ((n = ::read(ctx.go_fd, &b, 1)) < 0 && errno == EINTR) {
     }
     if (n != 1) _exit(1);  // the launcher failed (and reports) or is gone
     ::close(ctx.go_fd);
-    for (const auto& fd : {spec.info_fd, spec.json_status_fd, spec.userns_block_fd})
-      if (fd) ::close(*fd);
   }
   // 1. no_new_privs first: from here on no exec can gain privileges (setuid, file caps).
   if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) != 0)
@@ -107,6 +109,8 @@ void run_child(const ChildContext& ctx) {
     host_proc.reset();
   }
   if (spec.disable_userns || spec.assert_userns_disabled) check(Stage::IdMaps, check_userns_disabled_in_child());
+  // 6c. In a joined user namespace (--userns) the ids are switched, not mapped.
+  if (spec.userns_fd) check(Stage::IdMaps, switch_ids_in_child(ctx));
   // 7. Capabilities: bounding, then effective/permitted/inheritable, then ambient.
   check(Stage::Capabilities, drop_caps_in_child(ctx));
   // 7b. --block-fd: everything is set up but nothing runs yet.

@@ -200,7 +200,9 @@ Status parent_step(const spec::Spec& spec, const ChildContext& ctx, pid_t pid, i
     if (auto w = base::write_all(info.get(), status_json(pid, ids, true)); !w)
       return Error(w.error().code(), "Write to info_fd");
   }
-  if (spec.json_status_fd) (void)base::write_all(*spec.json_status_fd, status_json(pid, ids, false));
+  if (spec.json_status_fd)  // bwrap words a failure here as for the info fd
+    if (auto w = base::write_all(*spec.json_status_fd, status_json(pid, ids, false)); !w)
+      return Error(w.error().code(), "Write to info_fd");
   if (spec.userns_block_fd) {
     base::UniqueFd block(*spec.userns_block_fd);
     char b;
@@ -233,7 +235,9 @@ Result<int> launch(const spec::Spec& spec) {
                              [](const spec::FsOp& op) { return op.kind == spec::OpKind::Dev; });
   // Setup runs as uid/gid 0 of the first user namespace when devpts needs them (bwrap's rule),
   // and a nested one maps the sandbox ids; --disable-userns nests too (to lock the limit).
-  ctx.devpts_ids = ctx.ns.user && has_dev && (ctx.sandbox_uid != 0 || ctx.sandbox_gid != 0);
+  // (Not with --userns-block-fd: the outside tool's maps are final.)
+  ctx.devpts_ids = ctx.ns.user && has_dev && (ctx.sandbox_uid != 0 || ctx.sandbox_gid != 0) &&
+                   !spec.userns_block_fd;
   ctx.nested_userns = ctx.devpts_ids || spec.disable_userns;
   ctx.parent_step = spec.info_fd || spec.json_status_fd || spec.userns_block_fd;
   // The status outputs name the network namespace at clone time: no parallel helper then.
@@ -269,6 +273,14 @@ Result<int> launch(const spec::Spec& spec) {
   // A caller that ignores SIGCHLD (Erlang) would make waitpid lose the status.
   ::signal(SIGCHLD, SIG_DFL);
 
+  // --userns: the launcher joins the caller's namespace before clone, so the child starts
+  // there with all capabilities in it; no maps are written (the namespace has them).
+  if (spec.userns_fd && ::setns(*spec.userns_fd, CLONE_NEWUSER) != 0) {
+    if (errno == EINVAL)
+      return Error(0, "Joining the specified user namespace failed, it might not be a descendant of the current "
+                      "user namespace.");
+    return base::errno_error("Joining specified user namespace failed");
+  }
   unsigned long long flags = clone_flags(ctx.ns);
   if (ctx.ns.net && !ctx.netns_helper) flags |= CLONE_NEWNET;
   pid_t pid = clone_into(flags);

@@ -155,10 +155,10 @@ Status op_tmpfs(const FsOp& op, const Dest& d) {
 // --file: a regular file with the fd's content, made in place.
 Status op_file(const ResolvedOp& r, const Dest& d) {
   const FsOp& op = r.op;
-  if (d.name.empty()) return Error(EISDIR, "Can't create file at " + op.dest);
+  if (d.name.empty()) return Error(EISDIR, "Can't create file " + op.dest);
   UniqueFd fd(::openat(d.parent_fd, d.name.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_NOFOLLOW | O_CLOEXEC,
                        op.perms.value_or(0666)));
-  if (!fd.valid()) return fail("Can't create file at " + op.dest);
+  if (!fd.valid()) return fail("Can't create file " + op.dest);
   if (auto w = base::write_all(fd.get(), r.data); !w) return Error(w.error().code(), "Can't write data to file " + op.dest);
   return {};
 }

@@ -15,6 +15,9 @@ base::Status write_id_maps_in_child(const ChildContext& ctx);
 // userns.cpp: the second level of ctx.nested_userns, after the root is built. proc_fd is the
 // host's /proc, opened before the pivot.
 base::Status enter_nested_userns_in_child(const ChildContext& ctx, int proc_fd);
+// userns.cpp: --userns with --uid/--gid: setgid/setuid inside the joined namespace, keeping
+// the capabilities for the steps that follow.
+base::Status switch_ids_in_child(const ChildContext& ctx);
 // userns.cpp: --disable-userns: user.max_user_namespaces = 1 in the current (outer) namespace.
 base::Status limit_user_namespaces_in_child(int proc_fd);
 // userns.cpp: fails unless creating a user namespace is refused from here on.

@@ -2,6 +2,8 @@
 // uid/gid maps for the new user namespace.
 #include <fcntl.h>
 #include <sched.h>
+#include <sys/capability.h>
+#include <sys/prctl.h>
 #include <unistd.h>
 
 #include <cerrno>
@@ -31,7 +33,8 @@ base::Status write_maps(int dir_fd, const std::string& dir, uid_t uid_in, uid_t 
 }  // namespace
 
 base::Status write_id_maps_in_child(const ChildContext& ctx) {
-  if (!ctx.ns.user) return {};
+  // --userns-block-fd: an outside tool (newuidmap) wrote the maps while we waited.
+  if (!ctx.ns.user || ctx.spec->userns_block_fd) return {};
   // setgroups must be denied before an unprivileged gid_map write (and keeps dropped
   // supplementary groups from being regained, CVE-2014-8989). ENOENT: pre-3.19 kernels.
   auto fd = base::open_fd("/proc/self/setgroups", O_WRONLY);
@@ -40,8 +43,6 @@ base::Status write_id_maps_in_child(const ChildContext& ctx) {
   } else if (fd.error().code() != ENOENT) {
     return base::Error(fd.error().code(), "error opening setgroups");
   }
-  // --userns-block-fd: an outside tool (newuidmap) writes the maps while we wait.
-  if (ctx.spec->userns_block_fd) return {};
   uid_t inside_uid = ctx.devpts_ids ? 0 : ctx.sandbox_uid;
   gid_t inside_gid = ctx.devpts_ids ? 0 : ctx.sandbox_gid;
   return write_maps(AT_FDCWD, "/proc/self/", inside_uid, ctx.real_uid, inside_gid, ctx.real_gid);
@@ -54,6 +55,26 @@ base::Status enter_nested_userns_in_child(const ChildContext& ctx, int proc_fd) 
   uid_t outer_uid = ctx.devpts_ids ? 0 : ctx.sandbox_uid;
   gid_t outer_gid = ctx.devpts_ids ? 0 : ctx.sandbox_gid;
   return write_maps(proc_fd, "self/", ctx.sandbox_uid, outer_uid, ctx.sandbox_gid, outer_gid);
+}
+
+base::Status switch_ids_in_child(const ChildContext& ctx) {
+  const auto& spec = *ctx.spec;
+  if (spec.gid && *spec.gid != ::getgid() && ::setgid(*spec.gid) != 0)
+    return base::errno_error("unable to switch to gid " + std::to_string(*spec.gid));
+  if (spec.uid && *spec.uid != ::getuid()) {
+    ::prctl(PR_SET_KEEPCAPS, 1, 0, 0, 0);
+    if (::setuid(*spec.uid) != 0) return base::errno_error("unable to switch to uid " + std::to_string(*spec.uid));
+    // setuid cleared the effective set; the capability step still needs CAP_SETPCAP.
+    if (cap_t c = cap_get_proc()) {
+      for (cap_value_t i = 0; i <= CAP_LAST_CAP; ++i) {
+        cap_flag_value_t v = CAP_CLEAR;
+        if (cap_get_flag(c, i, CAP_PERMITTED, &v) == 0 && v == CAP_SET) cap_set_flag(c, CAP_EFFECTIVE, 1, &i, CAP_SET);
+      }
+      cap_set_proc(c);
+      cap_free(c);
+    }
+  }
+  return {};
 }
 
 base::Status limit_user_namespaces_in_child(int proc_fd) {

@@ -10,7 +10,12 @@ namespace rf::spec {
 Namespaces effective_namespaces(const Spec& spec, uid_t caller_uid, bool userns_available,
                                 bool cgroupns_available) {
   Namespaces ns = spec.ns;
-  if (caller_uid != 0) ns.user = true;
+  // A joined namespace (--userns) replaces a new one, for every caller.
+  if (spec.userns_fd) {
+    ns.user = ns.user_try = false;
+  } else if (caller_uid != 0) {
+    ns.user = true;
+  }
   if (ns.user_try && userns_available) ns.user = true;
   ns.user_try = false;
   if (ns.cgroup_try && cgroupns_available) ns.cgroup = true;
@@ -26,6 +31,9 @@ namespace {
 // namespace it runs in (in the host's that would be a host-wide change), and --userns-block-fd
 // has an outside tool map ids into it.
 base::Status check_userns_options(const Spec& spec, const Namespaces& ns) {
+  if (spec.userns_fd && (spec.ns.user || spec.ns.user_try))
+    return base::make_error(spec.ns.user ? "--userns not compatible --unshare-user"
+                                         : "--userns not compatible --unshare-user-try", 0);
   if (spec.userns_block_fd && !ns.user)
     return base::make_error("--userns-block-fd requires --unshare-user", 0);
   if (spec.userns_block_fd && !spec.info_fd)
@@ -44,7 +52,7 @@ base::Status check_fds(const Spec& spec) {
     if (has_fd && op.fd < 0) return bad(op.fd);
   }
   for (const auto* fd :
-       {&spec.sync_fd, &spec.block_fd, &spec.userns_block_fd, &spec.info_fd, &spec.json_status_fd})
+       {&spec.sync_fd, &spec.block_fd, &spec.userns_block_fd, &spec.info_fd, &spec.json_status_fd, &spec.userns_fd})
     if (*fd && **fd < 0) return bad(**fd);
   for (int fd : spec.pass_fds)
     if (fd < 0) return bad(fd);
@@ -57,9 +65,9 @@ base::Status validate(const Spec& spec, const Namespaces& ns, uid_t caller_uid, 
   // bwrap checks the lockdown options before it looks for a command.
   RF_TRY(check_userns_options(spec, ns));
   if (spec.argv.empty() || spec.argv[0].empty()) return base::make_error("No command specified", 0);
-  if (spec.uid && *spec.uid != caller_uid && !ns.user)
+  if (spec.uid && *spec.uid != caller_uid && !ns.user && !spec.userns_fd)
     return base::make_error("Specifying --uid requires --unshare-user or --userns", 0);
-  if (spec.gid && *spec.gid != caller_gid && !ns.user)
+  if (spec.gid && *spec.gid != caller_gid && !ns.user && !spec.userns_fd)
     return base::make_error("Specifying --gid requires --unshare-user or --userns", 0);
   if (spec.hostname && !ns.uts) return base::make_error("Specifying --hostname requires --unshare-uts", 0);
   if (spec.as_pid_1 && !ns.pid) return base::make_error("Specifying --as-pid-1 requires --unshare-pid", 0);

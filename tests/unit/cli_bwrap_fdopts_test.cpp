@@ -37,6 +37,7 @@ const FdCase kFdOptions[] = {
     {"--userns-block-fd", &Spec::userns_block_fd},
     {"--info-fd", &Spec::info_fd},
     {"--json-status-fd", &Spec::json_status_fd},
+    {"--userns", &Spec::userns_fd},
 };
 
 // --userns-block-fd alone is refused by the cross-option checks; these make it acceptable.
@@ -273,4 +274,17 @@ TEST_CASE("the new options work from an --args payload") {
   CHECK(p.spec.disable_userns);
   fds.data[3] = nul_words({"--argv0", "a"});
   CHECK(error_of(fds.parse({"--args", "3", "--argv0", "b", "true"})) == "--argv0 used multiple times");
+}
+
+TEST_CASE("--userns refuses a new user namespace, in bwrap's order") {
+  // Checked against bwrap 0.8.0: the --unshare-user clash comes first, the -try one (from
+  // --unshare-all too) after the lockdown checks.
+  CHECK(error_of(parse({"--userns", "3", "--unshare-user", "--disable-userns", "true"})) ==
+        "--userns not compatible --unshare-user");
+  CHECK(error_of(parse({"--userns", "3", "--unshare-all", "--userns-block-fd", "4", "true"})) ==
+        "--userns-block-fd requires --unshare-user");
+  CHECK(error_of(parse({"--userns", "3", "--unshare-all", "true"})) == "--userns not compatible --unshare-user-try");
+  auto ok = parse({"--userns", "3", "--uid", "5", "true"});
+  REQUIRE(error_of(ok).empty());
+  CHECK(ok.spec.userns_fd == 3);
 }

@@ -357,7 +357,6 @@ TEST_CASE("--level-prefix (0.11.0) is reported to the caller") {
 
 TEST_CASE("options of the later bwrap-mode work are recognised and refused") {
   const std::vector<Words> cases = {
-      {"--userns", "3"},
       {"--userns2", "3"},
       {"--pidns", "3"},
       {"--bind-fd", "3", "/x"},

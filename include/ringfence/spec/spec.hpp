@@ -86,6 +86,7 @@ struct Spec {
   std::optional<int> sync_fd;            // --sync-fd: held open by pid 1 for the sandbox's life
   std::optional<int> block_fd;           // --block-fd: wait for a byte (or EOF) before exec
   std::optional<int> userns_block_fd;    // --userns-block-fd: wait before the child continues
+  std::optional<int> userns_fd;          // --userns: join this user namespace instead of a new one
   std::optional<int> info_fd;            // --info-fd: one JSON object after clone
   std::optional<int> json_status_fd;     // --json-status-fd: JSON lines (start, exit-code)
   bool disable_userns = false;           // --disable-userns
