@@ -83,20 +83,12 @@ void run_child(const ChildContext& ctx) {
     host_proc.reset(::open("/proc", O_PATH | O_DIRECTORY | O_CLOEXEC));
     if (!host_proc.valid()) report_and_exit_in_child(out, Stage::IdMaps, base::errno_error("open /proc"));
   }
-  // 4. The network namespace is made by a helper in parallel with the mounts (its creation is
-  //    the costliest kernel step); it needs our capabilities, not the maps.
-  NetnsJob netns;
-  if (ctx.ns.net && !ctx.netns_helper) check(Stage::Loopback, loopback_up_in_child());
-  if (ctx.ns.net && ctx.netns_helper) {
-    auto job = start_netns_in_child(ctx);
-    if (!job) report_and_exit_in_child(out, Stage::Loopback, job.error());
-    netns = *job;
-  }
+  // 4. Loopback: the network namespace is ours from clone.
+  if (ctx.ns.net) check(Stage::Loopback, loopback_up_in_child());
   // 5. The new root: scratch tmpfs and first pivot (host at /oldroot), ops, final pivot.
   check(Stage::NewRoot, prepare_root_in_child());
   check(Stage::FsOps, apply_ops_in_child(ctx));
   check(Stage::PivotRoot, finish_root_in_child());
-  if (ctx.ns.net && ctx.netns_helper) check(Stage::Loopback, join_netns_in_child(netns));
   // 6. Hostname: the UTS namespace is ours; needs CAP_SYS_ADMIN, so before the drop.
   if (spec.hostname && ::sethostname(spec.hostname->data(), spec.hostname->size()) != 0)
     report_and_exit_in_child(out, Stage::Hostname, base::errno_error("Can't set hostname to " + *spec.hostname));

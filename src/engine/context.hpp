@@ -34,7 +34,6 @@ struct ChildContext {
   bool nested_userns = false;
   bool devpts_ids = false;       // the first user namespace maps 0 (see above)
   bool parent_step = false;      // the child waits for the launcher at sync point 1
-  bool netns_helper = true;      // network namespace made by a helper, in parallel
   bool reaper = false;           // a pid-1 style reaper stays around the command
   int go_fd = -1;                // sync point 1: one byte from the launcher (CLOEXEC)
   std::uint64_t caller_caps = 0; // caller's effective capability set

@@ -108,7 +108,7 @@ unsigned long long clone_flags(const spec::Namespaces& ns) {
   if (ns.user) f |= CLONE_NEWUSER;
   if (ns.ipc) f |= CLONE_NEWIPC;
   if (ns.pid) f |= CLONE_NEWPID;
-  // CLONE_NEWNET is added by the caller unless the child's helper (netlo.cpp) makes it.
+  if (ns.net) f |= CLONE_NEWNET;
   if (ns.uts) f |= CLONE_NEWUTS;
   if (ns.cgroup) f |= CLONE_NEWCGROUP;
   return f;
@@ -240,8 +240,6 @@ Result<int> launch(const spec::Spec& spec) {
                    !spec.userns_block_fd;
   ctx.nested_userns = ctx.devpts_ids || spec.disable_userns;
   ctx.parent_step = spec.info_fd || spec.json_status_fd || spec.userns_block_fd;
-  // The status outputs name the network namespace at clone time: no parallel helper then.
-  ctx.netns_helper = !ctx.parent_step;
   ctx.reaper = !spec.as_pid_1 && (ctx.ns.pid || spec.sync_fd || !spec.lock_files.empty());
   ctx.env = final_environment(spec);
   ctx.home = env_value(ctx.env, "HOME");
@@ -281,9 +279,7 @@ Result<int> launch(const spec::Spec& spec) {
                       "user namespace.");
     return base::errno_error("Joining specified user namespace failed");
   }
-  unsigned long long flags = clone_flags(ctx.ns);
-  if (ctx.ns.net && !ctx.netns_helper) flags |= CLONE_NEWNET;
-  pid_t pid = clone_into(flags);
+  pid_t pid = clone_into(clone_flags(ctx.ns));
   if (pid < 0) return clone_error(errno, ctx.ns, ctx.privileged);
   if (pid == 0) {
     rd.reset();

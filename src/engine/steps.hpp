@@ -30,17 +30,8 @@ base::Status drop_caps_in_child(const ChildContext& ctx);
 // caps.cpp: every capability gone (the pid-1 reaper).
 void drop_all_caps_in_child();
 
-// netlo.cpp: a helper process creates the network namespace and brings "lo" up (the kernel
-// then assigns 127.0.0.1/8 and ::1) while the child sets up the root; the child joins it later.
-struct NetnsJob {
-  pid_t pid = -1;
-  int slot = -1;  // fd number where the helper leaves the namespace (shared fd table)
-  int proc = -1;  // the host's /proc, for the helper's lookup of its namespace
-};
-base::Result<NetnsJob> start_netns_in_child(const ChildContext& ctx);
-// netlo.cpp: without the helper (status fds must name the namespace made at clone).
+// netlo.cpp: bring "lo" up in the new network namespace.
 base::Status loopback_up_in_child();
-base::Status join_netns_in_child(const NetnsJob& job);
 
 // seccomp_apply.cpp: install the Spec's BPF programs in order.
 base::Status install_seccomp_in_child(const ChildContext& ctx);
