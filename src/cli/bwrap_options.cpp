@@ -199,6 +199,17 @@ Status on_data_op(ParseState& st, const OptionDef& opt, Values v) {
   return {};
 }
 
+// --bind-fd/--ro-bind-fd: the source is the object the fd refers to (TOCTOU-free binding of a
+// directory the caller opened); the engine binds it through the fd and consumes the fd.
+Status on_bind_fd(ParseState& st, const OptionDef& opt, Values v) {
+  int fd = -1;
+  RF_TRY(parse_fd_value(v[0], fd));
+  FsOp& op = add_op(st, std::string_view(opt.name) == "--ro-bind-fd" ? OpKind::RoBind : OpKind::Bind, v[1],
+                    "/proc/self/fd/" + std::to_string(fd));
+  op.fd = fd;
+  return {};
+}
+
 Status on_symlink(ParseState& st, const OptionDef&, Values v) {
   add_op(st, OpKind::Symlink, v[1], v[0]);
   return {};
@@ -343,9 +354,9 @@ constexpr OptionDef kOptions[] = {
     {"--dev-bind-try", "SRC DEST", "Like --dev-bind, skipped when SRC does not exist", on_bind},
     {"--ro-bind", "SRC DEST", "Mount host path SRC at DEST, read-only", on_bind},
     {"--ro-bind-try", "SRC DEST", "Like --ro-bind, skipped when SRC does not exist", on_bind},
-    {"--bind-fd", "FD DEST", "Mount the directory (or O_PATH) fd FD at DEST", unsupported},
+    {"--bind-fd", "FD DEST", "Mount the directory (or O_PATH) fd FD at DEST", on_bind_fd},
     // bwrap names --bind-fd in this message for both variants.
-    {"--ro-bind-fd", "FD DEST", "Like --bind-fd, read-only", unsupported, false,
+    {"--ro-bind-fd", "FD DEST", "Like --bind-fd, read-only", on_bind_fd, false,
      "--bind-fd takes two arguments"},
     {"--remount-ro", "DEST", "Make the mount at DEST read-only (not its submounts)", on_dest_op, false,
      "--remount-ro takes one argument"},

@@ -19,6 +19,8 @@ struct ResolvedOp {
   bool source_is_dir = false;
   bool skip = false;         // -try op whose source is missing
   std::string data;          // File/BindData: the fd's content, read by the launcher
+  dev_t source_dev = 0;      // --bind-fd: identity of the fd's object, checked after mounting
+  ino_t source_ino = 0;
 };
 
 struct ChildContext {

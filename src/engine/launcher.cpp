@@ -76,7 +76,17 @@ Status resolve_sources(const spec::Spec& spec, std::vector<ResolvedOp>& out) {
     ResolvedOp r;
     r.op = op;
     bool is_bind = op.kind == spec::OpKind::Bind || op.kind == spec::OpKind::RoBind || op.kind == spec::OpKind::DevBind;
-    if (is_bind) {
+    if (is_bind && op.fd >= 0) {
+      // --bind-fd: the fd is the source; its path is only for messages.
+      char buf[PATH_MAX];
+      struct stat st {};
+      if (::realpath(op.source.c_str(), buf) == nullptr || ::fstat(op.fd, &st) != 0)
+        return base::errno_error("Can't find source path " + op.source);
+      r.host_source = buf;
+      r.source_is_dir = S_ISDIR(st.st_mode);
+      r.source_dev = st.st_dev;
+      r.source_ino = st.st_ino;
+    } else if (is_bind) {
       char buf[PATH_MAX];
       if (::realpath(op.source.c_str(), buf) == nullptr) {
         if (errno == ENOENT && op.allow_missing) {
@@ -292,6 +302,8 @@ Result<int> launch(const spec::Spec& spec) {
   // on --sync-fd must not wait for us.
   for (const auto& fd : {spec.sync_fd, spec.block_fd})
     if (fd) ::close(*fd);
+  for (const auto& op : spec.fs_ops)  // --bind-fd sources
+    if (op.fd >= 0 && (op.kind == spec::OpKind::Bind || op.kind == spec::OpKind::RoBind)) ::close(op.fd);
   if (ctx.parent_step) {
     Status s = parent_step(spec, ctx, pid, go_wr.get());
     go_wr.reset();

@@ -135,7 +135,17 @@ Status op_bind(const ResolvedOp& r, const Dest& d) {
   if (op.kind == OpKind::RoBind) attrs |= MOUNT_ATTR_RDONLY;
   auto target = r.source_is_dir ? ensure_dir(d, 0755) : ensure_file(d, 0444);
   if (!target) return std::move(target.error());
-  return bind_onto_in_child("/oldroot" + r.host_source, target->get(), d.root_fd, op.dest, attrs, true);
+  RF_TRY(bind_onto_in_child("/oldroot" + r.host_source, target->get(), d.root_fd, op.dest, attrs, true));
+  if (op.fd < 0) return {};
+  // --bind-fd: the fd's object lives in the caller's mount namespace, which a bind cannot take
+  // from, so its path was bound; what got mounted must be that very object, or someone swapped
+  // the path in between.
+  auto mounted = open_in_root(d.root_fd, op.dest, O_PATH);
+  struct stat st {};
+  if (!mounted || ::fstat(mounted->get(), &st) != 0 || st.st_dev != r.source_dev || st.st_ino != r.source_ino)
+    return Error(0, "Race condition binding dirfd");
+  ::close(op.fd);
+  return {};
 }
 
 Status mount_fs_on(const char* fstype, const FsOp& op, const Dest& d, unsigned long flags, const char* data) {

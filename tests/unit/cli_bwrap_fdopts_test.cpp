@@ -288,3 +288,18 @@ TEST_CASE("--userns refuses a new user namespace, in bwrap's order") {
   REQUIRE(error_of(ok).empty());
   CHECK(ok.spec.userns_fd == 3);
 }
+
+TEST_CASE("--bind-fd and --ro-bind-fd: a bind whose source is the fd") {
+  auto p = parse({"--bind-fd", "3", "/a", "--ro-bind-fd", "0", "/b", "true"});
+  REQUIRE(error_of(p).empty());
+  REQUIRE(p.spec.fs_ops.size() == 2);
+  CHECK(p.spec.fs_ops[0].kind == OpKind::Bind);
+  CHECK(p.spec.fs_ops[0].fd == 3);
+  CHECK(p.spec.fs_ops[0].source == "/proc/self/fd/3");
+  CHECK(p.spec.fs_ops[0].dest == "/a");
+  CHECK(p.spec.fs_ops[1].kind == OpKind::RoBind);
+  CHECK(p.spec.fs_ops[1].fd == 0);
+  CHECK(error_of(parse({"--bind-fd", "x", "/a", "true"})) == "Invalid fd: x");
+  // bwrap names --bind-fd for both variants.
+  CHECK(error_of(parse({"--ro-bind-fd", "3"})) == "--bind-fd takes two arguments");
+}

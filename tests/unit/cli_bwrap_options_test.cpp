@@ -359,8 +359,6 @@ TEST_CASE("options of the later bwrap-mode work are recognised and refused") {
   const std::vector<Words> cases = {
       {"--userns2", "3"},
       {"--pidns", "3"},
-      {"--bind-fd", "3", "/x"},
-      {"--ro-bind-fd", "3", "/x"},
       {"--overlay-src", "/s"},
       {"--overlay", "a", "b", "c"},
       {"--tmp-overlay", "/x"},

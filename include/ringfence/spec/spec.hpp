@@ -37,7 +37,9 @@ struct FsOp {
   bool allow_missing = false;         // the -try variants: a missing source skips the op
   std::optional<mode_t> perms;        // --perms / --chmod mode
   std::optional<std::uint64_t> size;  // --size for Tmpfs
-  int fd = -1;                        // File/BindData/RoBindData: content source (consumed)
+  // File/BindData/RoBindData: content source; Bind/RoBind: the source object itself
+  // (--bind-fd), which replaces the source path. Consumed (closed) by the engine.
+  int fd = -1;
 };
 
 struct Namespaces {
