@@ -9,7 +9,6 @@
 #include <unistd.h>
 
 #include <cerrno>
-#include <algorithm>
 #include <vector>
 
 #include "child.hpp"
@@ -123,14 +122,7 @@ void run_child(const ChildContext& ctx) {
   if (!spec.inherit_fds) {
     std::vector<int> keep = spec.pass_fds;
     keep.push_back(out);
-    unsigned from = 3;
-    std::sort(keep.begin(), keep.end());
-    for (int k : keep) {
-      if (k < 3) continue;
-      if (static_cast<unsigned>(k) > from) ::close_range(from, static_cast<unsigned>(k) - 1, CLOSE_RANGE_CLOEXEC);
-      from = static_cast<unsigned>(k) + 1;
-    }
-    ::close_range(from, ~0u, CLOSE_RANGE_CLOEXEC);
+    close_fds_except_in_child(keep, CLOSE_RANGE_CLOEXEC);
   }
   // 11. Build argv/envp now: pid 2 shares this memory and must not allocate.
   std::vector<std::string> env = ctx.env;

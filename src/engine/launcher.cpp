@@ -148,18 +148,12 @@ Error clone_error(int err, const spec::Namespaces& ns, bool privileged) {
   return Error(err, "Creating new namespace failed");
 }
 
-int encode_status(int st) {
-  if (WIFEXITED(st)) return WEXITSTATUS(st);
-  if (WIFSIGNALED(st)) return 128 + WTERMSIG(st);
-  return 255;
-}
-
 Result<int> wait_child(pid_t pid) {
   int st = 0;
   while (::waitpid(pid, &st, 0) < 0) {
     if (errno != EINTR) return base::errno_error("waitpid");
   }
-  return encode_status(st);
+  return encode_wait_status(st);
 }
 
 struct Watch {

@@ -47,12 +47,6 @@ struct ExecArgs {
 
 int command_entry(void* p) { exec_in_child(*static_cast<ExecArgs*>(p)); }
 
-int encode_status(int st) {
-  if (WIFEXITED(st)) return WEXITSTATUS(st);
-  if (WIFSIGNALED(st)) return 128 + WTERMSIG(st);
-  return 255;
-}
-
 // --lock-file: read locks held by the reaper for the sandbox's lifetime, taken before the
 // command starts.
 base::Status take_locks(const spec::Spec& spec, std::vector<int>& fds) {
@@ -68,19 +62,18 @@ base::Status take_locks(const spec::Spec& spec, std::vector<int>& fds) {
   return {};
 }
 
-// Close every fd from 3 up except those in keep.
-void close_all_except(std::vector<int> keep) {
+}  // namespace
+
+void close_fds_except_in_child(std::vector<int> keep, unsigned flags) {
   std::sort(keep.begin(), keep.end());
   unsigned from = 3;
   for (int k : keep) {
-    if (k < 3) continue;
-    if (static_cast<unsigned>(k) > from) ::close_range(from, static_cast<unsigned>(k) - 1, 0);
+    if (k < 3 || static_cast<unsigned>(k) < from) continue;
+    if (static_cast<unsigned>(k) > from) ::close_range(from, static_cast<unsigned>(k) - 1, flags);
     from = static_cast<unsigned>(k) + 1;
   }
-  ::close_range(from, ~0u, 0);
+  ::close_range(from, ~0u, flags);
 }
-
-}  // namespace
 
 void run_command_in_child(const ChildContext& ctx, const char* file, char* const* argv, char* const* envp) {
   ExecArgs args{&ctx, file, argv, envp};
@@ -104,7 +97,7 @@ void run_command_in_child(const ChildContext& ctx, const char* file, char* const
   // status pipe, --sync-fd and the lock files.
   drop_all_caps_in_child();
   prctl(PR_SET_DUMPABLE, 0, 0, 0, 0);
-  close_all_except(keep);
+  close_fds_except_in_child(keep, 0);
   if (ctx.spec->die_with_parent) prctl(PR_SET_PDEATHSIG, SIGKILL, 0, 0, 0);
   // bwrap installs the caller's filters in its pid 1 too; callers' filters allow wait/write.
   if (auto s = install_seccomp_in_child(ctx); !s) ::kill(cmd, SIGKILL);
@@ -119,7 +112,7 @@ void run_command_in_child(const ChildContext& ctx, const char* file, char* const
       break;  // ECHILD: nothing left to reap
     }
     if (p == cmd && !reported) {
-      code = encode_status(st);
+      code = encode_wait_status(st);
       send_exit_in_child(ctx.status_fd, code);
       ::close(ctx.status_fd);
       reported = true;

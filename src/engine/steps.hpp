@@ -3,6 +3,7 @@
 #pragma once
 
 #include <cstdint>
+#include <vector>
 
 #include "context.hpp"
 #include "ringfence/base/result.hpp"
@@ -36,6 +37,8 @@ base::Status loopback_up_in_child();
 // seccomp_apply.cpp: install the Spec's BPF programs in order.
 base::Status install_seccomp_in_child(const ChildContext& ctx);
 
+// pid1.cpp: close (or, with CLOSE_RANGE_CLOEXEC in flags, mark) every fd from 3 up but keep.
+void close_fds_except_in_child(std::vector<int> keep, unsigned flags);
 // pid1.cpp: run the command (exec `file` with argv) or, when ctx.reaper, start it and stay as its
 // reaper. Never returns.
 [[noreturn]] void run_command_in_child(const ChildContext& ctx, const char* file, char* const* argv,

@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: LGPL-2.1-or-later
 // Wire records between the sandbox side and the launcher.
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include <cstring>
@@ -27,6 +28,12 @@ const char* stage_name(Stage s) {
     case Stage::Exec: return "exec";
   }
   return "setup";
+}
+
+int encode_wait_status(int st) {
+  if (WIFEXITED(st)) return WEXITSTATUS(st);
+  if (WIFSIGNALED(st)) return 128 + WTERMSIG(st);
+  return 255;
 }
 
 static void write_record(int fd, const Record& r) {

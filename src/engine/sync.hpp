@@ -31,6 +31,9 @@ enum class Stage : std::int32_t {
 
 const char* stage_name(Stage s);
 
+// A wait status in bwrap's encoding: n for exit(n), 128+s when killed by signal s, else 255.
+int encode_wait_status(int status);
+
 struct Record {
   enum Kind : std::int32_t { kError = 1, kExit = 2, kExec = 3 };
   std::int32_t kind = 0;
