@@ -304,6 +304,10 @@ Status on_argv0(ParseState& st, const OptionDef&, Values v) {
   return {};
 }
 
+// SELinux labels need libselinux's context handling, which ringfence does not carry: it answers
+// as a bwrap built without SELinux support does (Debian's 0.8.0 among them), at parse time.
+Status on_label(ParseState&, const OptionDef&, Values) { return fail("labeling not supported on this system"); }
+
 Status unsupported(ParseState&, const OptionDef& opt, Values) {
   return fail(std::string(opt.name) + " is not supported by this version of ringfence yet");
 }
@@ -368,8 +372,8 @@ constexpr OptionDef kOptions[] = {
      unsupported},
     {"--tmp-overlay", "DEST", "Overlay on DEST, writes go to a hidden tmpfs and are lost", unsupported},
     {"--ro-overlay", "DEST", "Read-only overlay of the --overlay-src layers on DEST", unsupported},
-    {"--exec-label", "LABEL", "SELinux label to run COMMAND with", unsupported},
-    {"--file-label", "LABEL", "SELinux label for files created during setup", unsupported},
+    {"--exec-label", "LABEL", "SELinux label to run COMMAND with", on_label},
+    {"--file-label", "LABEL", "SELinux label for files created during setup", on_label},
     {"--proc", "DEST", "Mount a procfs at DEST", on_dest_op},
     {"--dev", "DEST", "Mount a minimal /dev at DEST", on_dest_op},
     {"--tmpfs", "DEST", "Mount an empty tmpfs at DEST", on_tmpfs},
