@@ -26,9 +26,12 @@ base::Status check_word_cap(const ParseState& st) {
 
 // A modifier (--perms, --size) must be taken by the very next option; bwrap checks this after
 // every non-modifier option, --args included, but not when a COMMAND or "--" ends the options.
-base::Status check_modifiers_consumed(const ParseState& st) {
-  if (st.next_perms) return fail("--perms must be followed by an option that creates a file");
-  if (st.next_size) return fail("--size must be followed by --tmpfs");
+// Queued --overlay-src layers are checked after every option but --overlay-src itself (so after
+// --perms and --size too), and once more when the options end (see run_parser).
+base::Status check_modifiers_consumed(const ParseState& st, const OptionDef& opt) {
+  if (!opt.modifier && st.next_perms) return fail("--perms must be followed by an option that creates a file");
+  if (!opt.modifier && st.next_size) return fail("--size must be followed by --tmpfs");
+  if (!st.next_layers.empty() && opt.name != "--overlay-src") return fail(std::string(kOverlaySrcUnconsumed));
   return {};
 }
 
@@ -50,7 +53,7 @@ base::Result<std::size_t> parse_words(ParseState& st, Values words) {
     if (words.size() - i - 1 < arity) return fail(opt->missing_message());
     RF_TRY(opt->handler(st, *opt, words.subspan(i + 1, arity)));
     if (st.stop) return i;
-    if (!opt->modifier) RF_TRY(check_modifiers_consumed(st));
+    RF_TRY(check_modifiers_consumed(st, *opt));
     i += 1 + arity;
   }
   return i;
@@ -129,6 +132,7 @@ base::Status run_parser(ParseState& st, const std::vector<std::string>& args) {
     st.out.action = *st.stop;
     return {};
   }
+  if (!st.next_layers.empty()) return fail(std::string(kOverlaySrcUnconsumed));
   RF_TRY(check_userns_options(st.out.spec));
   if (command_at >= args.size()) {
     st.out.action = BwrapParse::Action::Usage;

@@ -210,6 +210,27 @@ Status on_bind_fd(ParseState& st, const OptionDef& opt, Values v) {
   return {};
 }
 
+// --overlay-src queues a lower layer; the overlay op that follows takes all queued layers.
+Status on_overlay_src(ParseState& st, const OptionDef&, Values v) {
+  st.next_layers.push_back(v[0]);
+  return {};
+}
+
+// --overlay RWSRC WORKDIR DEST, --tmp-overlay DEST, --ro-overlay DEST: bwrap counts the queued
+// layers here, after the arity check (the parser loop did that) and before anything else.
+Status on_overlay(ParseState& st, const OptionDef& opt, Values v) {
+  std::string_view n = opt.name;
+  OpKind kind = n == "--overlay" ? OpKind::Overlay : n == "--tmp-overlay" ? OpKind::TmpOverlay : OpKind::RoOverlay;
+  const std::size_t needed = kind == OpKind::RoOverlay ? 2 : 1;
+  if (st.next_layers.size() < needed)
+    return fail(std::string(n) + (needed == 2 ? " requires at least two --overlay-src"
+                                              : " requires at least one --overlay-src"));
+  FsOp& op = kind == OpKind::Overlay ? add_op(st, kind, v[2], v[0]) : add_op(st, kind, v[0]);
+  if (kind == OpKind::Overlay) op.work = v[1];
+  op.layers = std::exchange(st.next_layers, {});
+  return {};
+}
+
 Status on_symlink(ParseState& st, const OptionDef&, Values v) {
   add_op(st, OpKind::Symlink, v[1], v[0]);
   return {};
@@ -365,13 +386,12 @@ constexpr OptionDef kOptions[] = {
     {"--remount-ro", "DEST", "Make the mount at DEST read-only (not its submounts)", on_dest_op, false,
      "--remount-ro takes one argument"},
     // bwrap has no arity check here: a missing SRC ends in its "must be followed" error.
-    {"--overlay-src", "SRC", "Add SRC as a lower layer of the next overlay", unsupported, false,
-     "--overlay-src must be followed by another --overlay-src or one of --overlay, --tmp-overlay, or "
-     "--ro-overlay"},
+    {"--overlay-src", "SRC", "Add SRC as a lower layer of the next overlay", on_overlay_src, false,
+     kOverlaySrcUnconsumed},
     {"--overlay", "RWSRC WORKDIR DEST", "Overlay on DEST, writes go to RWSRC (WORKDIR: empty, same fs)",
-     unsupported},
-    {"--tmp-overlay", "DEST", "Overlay on DEST, writes go to a hidden tmpfs and are lost", unsupported},
-    {"--ro-overlay", "DEST", "Read-only overlay of the --overlay-src layers on DEST", unsupported},
+     on_overlay},
+    {"--tmp-overlay", "DEST", "Overlay on DEST, writes go to a hidden tmpfs and are lost", on_overlay},
+    {"--ro-overlay", "DEST", "Read-only overlay of the --overlay-src layers on DEST", on_overlay},
     {"--exec-label", "LABEL", "SELinux label to run COMMAND with", on_label},
     {"--file-label", "LABEL", "SELinux label for files created during setup", on_label},
     {"--proc", "DEST", "Mount a procfs at DEST", on_dest_op},

@@ -32,10 +32,16 @@ struct ParseState {
   bool in_args_file = false;                 // parsing words that came from --args
   std::optional<mode_t> next_perms{};        // --perms waiting for its consumer
   std::optional<std::uint64_t> next_size{};  // --size waiting for --tmpfs
+  std::vector<std::string> next_layers{};    // --overlay-src layers waiting for an overlay op
   std::optional<int> seccomp_fd{};           // last --seccomp: read once parsing succeeded
   bool have_added_seccomp = false;           // any --add-seccomp-fd seen
   std::optional<BwrapParse::Action> stop{};  // --help / --version: stop where they appear
 };
+
+// bwrap's text when queued --overlay-src layers are not taken by the very next option (or are
+// left over when the options end).
+inline constexpr std::string_view kOverlaySrcUnconsumed =
+    "--overlay-src must be followed by another --overlay-src or one of --overlay, --tmp-overlay, or --ro-overlay";
 
 using Values = std::span<const std::string>;
 struct OptionDef;

@@ -20,6 +20,7 @@
 
 #include "child.hpp"
 #include "context.hpp"
+#include "overlay.hpp"
 #include "ringfence/base/sys.hpp"
 #include "ringfence/engine/launch.hpp"
 #include "ringfence/spec/validate.hpp"
@@ -101,6 +102,8 @@ Status resolve_sources(const spec::Spec& spec, std::vector<ResolvedOp>& out) {
       r.host_source = buf;
       r.source_is_dir = S_ISDIR(st.st_mode);
     }
+    if (op.kind == spec::OpKind::Overlay || op.kind == spec::OpKind::TmpOverlay || op.kind == spec::OpKind::RoOverlay)
+      RF_TRY(resolve_overlay_sources(r));
     if (op.kind == spec::OpKind::File || op.kind == spec::OpKind::BindData || op.kind == spec::OpKind::RoBindData) {
       // Read once here and closed, as bwrap consumes these fds; the child writes the copy.
       base::UniqueFd fd(op.fd);

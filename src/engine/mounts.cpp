@@ -10,6 +10,7 @@
 #include <cstdio>
 
 #include "mounts.hpp"
+#include "overlay.hpp"
 #include "resolve.hpp"
 #include "ringfence/base/mountinfo.hpp"
 #include "ringfence/base/paths.hpp"
@@ -259,6 +260,13 @@ Status apply_op(const ChildContext& ctx, int rfd, const ResolvedOp& r) {
       if (!dir) return std::move(dir.error());
       return op.kind == OpKind::Proc ? mount_proc_in_child(ctx, rfd, dir->get(), op)
                                      : mount_dev_in_child(ctx, rfd, dir->get(), op);
+    }
+    case OpKind::Overlay:
+    case OpKind::TmpOverlay:
+    case OpKind::RoOverlay: {
+      auto dir = ensure_dir(d, 0755);
+      if (!dir) return std::move(dir.error());
+      return mount_overlay_in_child(ctx, dir->get(), r);
     }
     case OpKind::RemountRo:
     case OpKind::Chmod: break;

@@ -23,6 +23,9 @@ const char* op_name(OpKind kind) {
     case OpKind::File: return "file";
     case OpKind::BindData: return "bind-data";
     case OpKind::RoBindData: return "ro-bind-data";
+    case OpKind::Overlay: return "overlay";
+    case OpKind::TmpOverlay: return "tmp-overlay";
+    case OpKind::RoOverlay: return "ro-overlay";
   }
   return "?";
 }
@@ -58,6 +61,8 @@ std::string describe(const Spec& s) {
     }
     if (op.size) l += " size=" + std::to_string(*op.size);
     if (op.fd >= 0) l += " fd=" + std::to_string(op.fd);
+    if (!op.work.empty()) l += " work=" + base::json_quote(op.work);
+    for (const auto& layer : op.layers) l += " layer=" + base::json_quote(layer);
     line(l);
   }
   for (const auto& e : s.env_ops) {

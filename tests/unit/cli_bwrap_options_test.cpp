@@ -359,10 +359,6 @@ TEST_CASE("options of the later bwrap-mode work are recognised and refused") {
   const std::vector<Words> cases = {
       {"--userns2", "3"},
       {"--pidns", "3"},
-      {"--overlay-src", "/s"},
-      {"--overlay", "a", "b", "c"},
-      {"--tmp-overlay", "/x"},
-      {"--ro-overlay", "/x"},
   };
   for (Words args : cases) {
     const std::string opt = args[0];

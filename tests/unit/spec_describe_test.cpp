@@ -26,6 +26,9 @@ TEST_CASE("op names cover every kind") {
   CHECK(std::string(op_name(OpKind::File)) == "file");
   CHECK(std::string(op_name(OpKind::BindData)) == "bind-data");
   CHECK(std::string(op_name(OpKind::RoBindData)) == "ro-bind-data");
+  CHECK(std::string(op_name(OpKind::Overlay)) == "overlay");
+  CHECK(std::string(op_name(OpKind::TmpOverlay)) == "tmp-overlay");
+  CHECK(std::string(op_name(OpKind::RoOverlay)) == "ro-overlay");
 }
 
 TEST_CASE("a spec with every kind of field, in a fixed order") {
@@ -47,6 +50,18 @@ TEST_CASE("a spec with every kind of field, in a fixed order") {
   tmp.perms = 01777;
   tmp.size = 4096;
   s.fs_ops.push_back(tmp);
+  FsOp ov;
+  ov.kind = OpKind::Overlay;
+  ov.source = "/up";
+  ov.work = "/wk";
+  ov.dest = "/mnt";
+  ov.layers = {"/low1", "/low2"};
+  s.fs_ops.push_back(ov);
+  FsOp tov;
+  tov.kind = OpKind::TmpOverlay;
+  tov.dest = "/t";
+  tov.layers = {"/l"};
+  s.fs_ops.push_back(tov);
   s.env_ops.push_back({EnvOp::Kind::Clear, {}, {}});
   s.env_ops.push_back({EnvOp::Kind::Set, "A", "1 2"});
   s.env_ops.push_back({EnvOp::Kind::Unset, "B", {}});
@@ -64,6 +79,8 @@ TEST_CASE("a spec with every kind of field, in a fixed order") {
         "hostname \"box\"\n"
         "op ro-bind \"/usr\" \"/usr\" try\n"
         "op tmpfs \"/tmp\" perms=1777 size=4096\n"
+        "op overlay \"/up\" \"/mnt\" work=\"/wk\" layer=\"/low1\" layer=\"/low2\"\n"
+        "op tmp-overlay \"/t\" layer=\"/l\"\n"
         "env clear\n"
         "env set \"A\" \"1 2\"\n"
         "env unset \"B\"\n"

@@ -28,6 +28,9 @@ enum class OpKind {
   File,       // regular file with the content of fd (mode perms or 0666)
   BindData,   // file with the content of fd (mode perms or 0600) bound read-write at dest
   RoBindData, // same, bound read-only
+  Overlay,    // overlayfs: lower `layers`, upper dir `source`, work dir `work` (host paths)
+  TmpOverlay, // overlayfs: lower `layers`, upper/work on the hidden scratch tmpfs
+  RoOverlay,  // overlayfs, read-only: lower `layers` only (at least two)
 };
 
 struct FsOp {
@@ -40,6 +43,10 @@ struct FsOp {
   // File/BindData/RoBindData: content source; Bind/RoBind: the source object itself
   // (--bind-fd), which replaces the source path. Consumed (closed) by the engine.
   int fd = -1;
+  // Overlay kinds: host paths of the lower layers, bottom to top (command-line order; the
+  // kernel's lowerdir= lists them the other way round), and the work dir of Overlay.
+  std::vector<std::string> layers;
+  std::string work;
 };
 
 struct Namespaces {
