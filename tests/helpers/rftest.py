@@ -777,13 +777,17 @@ class Live:
         """Release, then kill the launcher's process group (what is left of the sandbox in
         it too) and reap the launcher."""
         self.release()
-        try:
-            os.killpg(self.p.pid, signal.SIGKILL)
-        except OSError:
-            pass
+        # killpg only while the leader is unreaped: after that its pid (the group's id) may
+        # belong to another test's process group, whose sandbox would be killed instead. What
+        # is left of ours is found by our token.
         if self.p.poll() is None:
+            try:
+                os.killpg(self.p.pid, signal.SIGKILL)
+            except OSError:
+                pass
             self.p.kill()
             self.p.wait()
+        kill_pids([q for q, _ in processes_matching(self.h.token)])
 
     def mask_stdio(self, fds):
         """A probe's `fds` map with this run's stdout/stderr file names replaced."""
