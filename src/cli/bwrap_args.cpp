@@ -139,8 +139,9 @@ base::Status run_parser(ParseState& st, const std::vector<std::string>& args) {
     return {};
   }
   st.out.spec.argv.assign(args.begin() + static_cast<std::ptrdiff_t>(command_at), args.end());
-  // Like bwrap, only the last --seccomp fd is read, and only for a command line that runs.
-  if (st.seccomp_fd) RF_TRY(add_seccomp_program(st, *st.seccomp_fd));
+  // Only the last --seccomp fd counts, and it is read by the engine, after validation: bwrap
+  // reads it late, so a bad fd never hides an error in the rest of the command line.
+  st.out.spec.seccomp_fd = st.seccomp_fd;
   return {};
 }
 

@@ -43,6 +43,7 @@ struct ChildContext {
   std::string old_cwd;           // caller's cwd, tried inside the sandbox
   std::string home;              // HOME after env ops
   std::vector<std::string> env;  // final environment (PWD added in the child)
+  std::vector<spec::BpfBytes> seccomp;  // the Spec's programs, then the --seccomp fd's
   std::string console_tty;       // host tty for /dev/console when stdout is a terminal
   mode_t umask = 022;
   int status_fd = -1;            // write end of the launcher's pipe (CLOEXEC)

@@ -251,6 +251,15 @@ Result<int> launch(const spec::Spec& spec) {
   ctx.env = final_environment(spec);
   ctx.home = env_value(ctx.env, "HOME");
   RF_TRY(resolve_sources(spec, ctx.ops));
+  ctx.seccomp = spec.seccomp;
+  if (spec.seccomp_fd) {
+    base::UniqueFd fd(*spec.seccomp_fd);
+    auto data = base::read_all(fd.get());
+    if (!data) return Error(data.error().code(), "Can't read seccomp data");
+    // Each classic-BPF instruction (struct sock_filter) is 8 bytes.
+    if (data->size() % 8 != 0) return Error(0, "Invalid seccomp data, must be multiple of 8");
+    ctx.seccomp.push_back({std::move(*data)});
+  }
   if (char cwd[PATH_MAX]; ::getcwd(cwd, sizeof cwd) != nullptr) ctx.old_cwd = cwd;
   for (const auto& op : spec.fs_ops)
     if (op.kind == spec::OpKind::Dev && ::isatty(1))

@@ -12,7 +12,7 @@
 namespace rf::engine {
 
 base::Status install_seccomp_in_child(const ChildContext& ctx) {
-  for (const auto& prog : ctx.spec->seccomp) {
+  for (const auto& prog : ctx.seccomp) {
     sock_fprog fprog{};
     fprog.len = static_cast<unsigned short>(prog.bytes.size() / sizeof(sock_filter));
     fprog.filter = reinterpret_cast<sock_filter*>(const_cast<char*>(prog.bytes.data()));

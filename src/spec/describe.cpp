@@ -75,6 +75,7 @@ std::string describe(const Spec& s) {
   if (s.chdir) line("chdir " + base::json_quote(*s.chdir));
   for (const auto& c : s.cap_ops) line(std::string("cap ") + (c.add ? "add " : "drop ") + (c.cap < 0 ? "ALL" : std::to_string(c.cap)));
   for (const auto& b : s.seccomp) line("seccomp " + std::to_string(b.bytes.size() / 8) + " instructions");
+  if (s.seccomp_fd) line("seccomp-fd " + std::to_string(*s.seccomp_fd));
   if (!s.inherit_fds) {
     std::string fds;
     for (int fd : s.pass_fds) fds += " " + std::to_string(fd);

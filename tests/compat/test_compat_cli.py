@@ -193,6 +193,11 @@ ERRORS = {
     "bind-missing-source": ["--bind", "/nonexistent-rf", "/x", "true"],
     "ro-bind-missing-source": ["--ro-bind", "/nonexistent-rf", "/x", "true"],
     "dev-bind-missing-source": ["--dev-bind", "/nonexistent-rf/sub", "/x", "true"],
+    # bwrap reads the --seccomp fd late: the other errors of the command line come first.
+    "seccomp-closed-fd-then-hostname": ["--seccomp", "99", "--hostname", "x", "true"],
+    "seccomp-closed-fd-then-missing-source": ["--seccomp", "99", "--bind", "/nonexistent-rf", "/x",
+                                              "true"],
+    "seccomp-closed-fd": ["--seccomp", "99", "--ro-bind", "/", "/", "true"],
 }
 for name, args in ERRORS.items():
     C.case("error-" + name, args, ref_rc=1)

@@ -88,6 +88,9 @@ struct Spec {
   std::optional<std::string> chdir;      // --chdir; else the bwrap fallback rules apply
   std::vector<CapOp> cap_ops;            // in command-line order
   std::vector<BpfBytes> seccomp;         // installed last, in this order
+  // --seccomp: one program still in its fd, read (and closed) by the engine after validation and
+  // after the bind sources are resolved, where bwrap reads it; installed after `seccomp`.
+  std::optional<int> seccomp_fd;
   bool inherit_fds = true;               // pass inherited fds (bwrap); false: close all but pass_fds
   std::vector<int> pass_fds;             // fds kept when inherit_fds is false (besides 0,1,2)
   std::optional<std::string> argv0;       // --argv0: argv[0] the command sees
