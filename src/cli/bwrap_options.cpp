@@ -329,10 +329,6 @@ Status on_argv0(ParseState& st, const OptionDef&, Values v) {
 // as a bwrap built without SELinux support does (Debian's 0.8.0 among them), at parse time.
 Status on_label(ParseState&, const OptionDef&, Values) { return fail("labeling not supported on this system"); }
 
-Status unsupported(ParseState&, const OptionDef& opt, Values) {
-  return fail(std::string(opt.name) + " is not supported by this version of ringfence yet");
-}
-
 using spec::Namespaces;
 using spec::Spec;
 
@@ -358,12 +354,13 @@ constexpr OptionDef kOptions[] = {
     {"--unshare-cgroup-try", "", "Use a new cgroup namespace where the kernel has them",
      set_ns<&Namespaces::cgroup_try>},
     {"--userns", "FD", "Enter the user namespace FD instead of creating one", set_single_fd<&spec::Spec::userns_fd>},
-    {"--userns2", "FD", "Switch to the user namespace FD once setup is done", unsupported},
+    {"--userns2", "FD", "Switch to the user namespace FD once setup is done", set_single_fd<&Spec::userns2_fd>},
     {"--disable-userns", "", "Stop the sandbox from creating more user namespaces",
      set_flag<&Spec::disable_userns>},
     {"--assert-userns-disabled", "", "Fail unless new user namespaces are already impossible",
      set_flag<&Spec::assert_userns_disabled>},
-    {"--pidns", "FD", "Enter the PID namespace FD (parent of a new one with --unshare-pid)", unsupported},
+    {"--pidns", "FD", "Enter the PID namespace FD (parent of a new one with --unshare-pid)",
+     set_single_fd<&Spec::pidns_fd>},
     {"--uid", "UID", "User id inside the sandbox (needs --unshare-user or --userns)", on_id},
     {"--gid", "GID", "Group id inside the sandbox (needs --unshare-user or --userns)", on_id},
     {"--hostname", "NAME", "Host name inside the sandbox (needs --unshare-uts)", on_hostname},

@@ -3,6 +3,7 @@
 // does. Any failure is reported once over the status pipe as {stage, errno, message}.
 #include <fcntl.h>
 #include <poll.h>
+#include <sched.h>
 #include <signal.h>
 #include <sys/prctl.h>
 #include <sys/stat.h>
@@ -56,6 +57,9 @@ void run_child(const ChildContext& ctx) {
       report_and_exit_in_child(out, Stage::DeathSignal, base::errno_error("prctl(PR_SET_PDEATHSIG)"));
     if (launcher_gone(out)) _exit(1);
   }
+  // 0a. --pidns: fork into the given pid namespace before anything else, so the launcher can
+  //     report the final pid at sync point 1.
+  if (spec.pidns_fd) enter_pid_namespace_in_child(ctx);
   // 0b. Sync point 1: wait while the launcher writes the status fds (and an outside tool the
   //     id maps, with --userns-block-fd). Those fds are the launcher's, not the command's.
   //     The status fds are closed first: a caller may read the info fd to EOF before it
@@ -69,6 +73,13 @@ void run_child(const ChildContext& ctx) {
     }
     if (n != 1) _exit(1);  // the launcher failed (and reports) or is gone
     ::close(ctx.go_fd);
+  }
+  // 0c. After --pidns forks the death signal is gone (fork clears it) and our parent is now
+  //     the launcher, which has reaped the intermediates: set it again.
+  if (spec.pidns_fd && spec.die_with_parent) {
+    if (prctl(PR_SET_PDEATHSIG, SIGKILL, 0, 0, 0) != 0)
+      report_and_exit_in_child(out, Stage::DeathSignal, base::errno_error("prctl(PR_SET_PDEATHSIG)"));
+    if (launcher_gone(out)) _exit(1);
   }
   // 1. no_new_privs first: from here on no exec can gain privileges (setuid, file caps).
   if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) != 0)
@@ -91,6 +102,10 @@ void run_child(const ChildContext& ctx) {
   // 6. Hostname: the UTS namespace is ours; needs CAP_SYS_ADMIN, so before the drop.
   if (spec.hostname && ::sethostname(spec.hostname->data(), spec.hostname->size()) != 0)
     report_and_exit_in_child(out, Stage::Hostname, base::errno_error("Can't set hostname to " + *spec.hostname));
+  // 6a. --userns2: a namespace prepared by the caller (typically nested in --userns), entered
+  //     once the root and hostname are done: our capabilities there do not reach those.
+  if (spec.userns2_fd && ::setns(*spec.userns2_fd, CLONE_NEWUSER) != 0)
+    report_and_exit_in_child(out, Stage::Namespaces, base::errno_error("Setting userns2 failed"));
   // 6b. The nested user namespace last among the privileged steps: it ends our capabilities
   //     over everything made so far (mounts, network, hostname). --disable-userns first caps
   //     the count of namespaces under the outer one, which the inner one can never raise.

@@ -47,6 +47,7 @@ struct ChildContext {
   std::string console_tty;       // host tty for /dev/console when stdout is a terminal
   mode_t umask = 022;
   int status_fd = -1;            // write end of the launcher's pipe (CLOEXEC)
+  int pid_sock = -1;             // --pidns: the final process sends its pid here (CLOEXEC)
 };
 
 }  // namespace rf::engine

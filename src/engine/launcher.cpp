@@ -116,11 +116,11 @@ Status resolve_sources(const spec::Spec& spec, std::vector<ResolvedOp>& out) {
   return {};
 }
 
-unsigned long long clone_flags(const spec::Namespaces& ns) {
+unsigned long long clone_flags(const spec::Spec& spec, const spec::Namespaces& ns) {
   unsigned long long f = CLONE_NEWNS;
   if (ns.user) f |= CLONE_NEWUSER;
   if (ns.ipc) f |= CLONE_NEWIPC;
-  if (ns.pid) f |= CLONE_NEWPID;
+  if (ns.pid && !spec.pidns_fd) f |= CLONE_NEWPID;  // with --pidns the child makes it, inside
   if (ns.net) f |= CLONE_NEWNET;
   if (ns.uts) f |= CLONE_NEWUTS;
   if (ns.cgroup) f |= CLONE_NEWCGROUP;
@@ -161,6 +161,7 @@ Result<int> wait_child(pid_t pid) {
 
 struct Watch {
   pid_t pid = -1;
+  bool ours = true;  // pid is our child (not so for pid 1 of a namespace under --pidns)
   int status_rd = -1;
   int json_fd = -1;  // --json-status-fd, or -1
 };
@@ -190,6 +191,7 @@ Result<int> monitor(const Watch& w) {
       code = r.status;
       break;
     }
+    if (!w.ours) return Error(0, "the sandbox's pid 1 ended without reporting the command's status");
     RF_TRY_ASSIGN(status, wait_child(w.pid));
     code = status;
     break;
@@ -246,7 +248,8 @@ Result<int> launch(const spec::Spec& spec) {
   ctx.devpts_ids = ctx.ns.user && has_dev && (ctx.sandbox_uid != 0 || ctx.sandbox_gid != 0) &&
                    !spec.userns_block_fd;
   ctx.nested_userns = ctx.devpts_ids || spec.disable_userns;
-  ctx.parent_step = spec.info_fd || spec.json_status_fd || spec.userns_block_fd;
+  // (--pidns: the final process waits until the launcher has reaped the intermediates.)
+  ctx.parent_step = spec.info_fd || spec.json_status_fd || spec.userns_block_fd || spec.pidns_fd;
   ctx.reaper = !spec.as_pid_1 && (ctx.ns.pid || spec.sync_fd || !spec.lock_files.empty());
   ctx.env = final_environment(spec);
   ctx.home = env_value(ctx.env, "HOME");
@@ -280,6 +283,11 @@ Result<int> launch(const spec::Spec& spec) {
     go_wr.reset(pipefd[1]);
     ctx.go_fd = go_rd.get();
   }
+  base::UniqueFd pid_rd, pid_wr;
+  if (spec.pidns_fd) {
+    RF_TRY(make_pid_socket_from_parent(pid_rd, pid_wr));
+    ctx.pid_sock = pid_wr.get();
+  }
 
   // The launcher dies with its caller too, so the chain caller -> launcher -> sandbox holds.
   if (spec.die_with_parent && prctl(PR_SET_PDEATHSIG, SIGKILL, 0, 0, 0) != 0)
@@ -295,15 +303,34 @@ Result<int> launch(const spec::Spec& spec) {
                       "user namespace.");
     return base::errno_error("Joining specified user namespace failed");
   }
-  pid_t pid = clone_into(clone_flags(ctx.ns));
+  pid_t pid = clone_into(clone_flags(spec, ctx.ns));
   if (pid < 0) return clone_error(errno, ctx.ns, ctx.privileged);
   if (pid == 0) {
     rd.reset();
     go_wr.reset();
+    pid_rd.reset();
     run_child(ctx);
   }
   wr.reset();
   go_rd.reset();
+  pid_wr.reset();
+  auto abandon = [&pid](Status s) -> Result<int> {
+    ::kill(pid, SIGKILL);
+    (void)wait_child(pid);
+    return std::move(s).error();
+  };
+  // --userns2: the launcher follows the sandbox into that namespace, as bwrap's monitor does.
+  if (spec.userns2_fd && ::setns(*spec.userns2_fd, CLONE_NEWUSER) != 0)
+    return abandon(base::errno_error("Setting userns2 failed"));
+  Watch watch{pid, true, rd.get(), spec.json_status_fd.value_or(-1)};
+  if (spec.pidns_fd) {
+    // From here on `pid` is the sandbox process (bwrap's child-pid); below a second pid
+    // namespace it is the child of that namespace's parent's init, not ours.
+    RF_TRY_ASSIGN(got, receive_pid_from_parent(pid_rd.get(), pid, ctx.ns.pid ? 2 : 1));
+    if (!got) return monitor(watch);  // the failure is on the status pipe
+    pid = watch.pid = *got;
+    watch.ours = !ctx.ns.pid;
+  }
   // The fds the sandbox side consumes are not the launcher's to keep: a caller waiting for EOF
   // on --sync-fd must not wait for us.
   for (const auto& fd : {spec.sync_fd, spec.block_fd})
@@ -313,13 +340,9 @@ Result<int> launch(const spec::Spec& spec) {
   if (ctx.parent_step) {
     Status s = parent_step(spec, ctx, pid, go_wr.get());
     go_wr.reset();
-    if (!s) {
-      ::kill(pid, SIGKILL);
-      (void)wait_child(pid);
-      return std::move(s).error();
-    }
+    if (!s) return abandon(std::move(s));
   }
-  return monitor(Watch{pid, rd.get(), spec.json_status_fd.value_or(-1)});
+  return monitor(watch);
 }
 
 }  // namespace rf::engine

@@ -45,7 +45,7 @@ base::Result<base::UniqueFd> make_file_at(int dir_fd, const char* name, const st
 }  // namespace
 
 Status mount_proc_in_child(const ChildContext& ctx, int root_fd, int dir_fd, const spec::FsOp& op) {
-  if (ctx.ns.pid) {
+  if (ctx.ns.pid || ctx.spec->pidns_fd) {  // our own pid namespace: a procfs of its own
     if (::mount("proc", fd_path(dir_fd).c_str(), "proc", MS_NOSUID | MS_NOEXEC | MS_NODEV, nullptr) != 0)
       return base::errno_error("Can't mount proc on " + in_newroot(op.dest));
   } else {

@@ -3,10 +3,12 @@
 #pragma once
 
 #include <cstdint>
+#include <optional>
 #include <vector>
 
 #include "context.hpp"
 #include "ringfence/base/result.hpp"
+#include "ringfence/base/unique_fd.hpp"
 
 namespace rf::engine {
 
@@ -23,6 +25,17 @@ base::Status switch_ids_in_child(const ChildContext& ctx);
 base::Status limit_user_namespaces_in_child(int proc_fd);
 // userns.cpp: fails unless creating a user namespace is refused from here on.
 base::Status check_userns_disabled_in_child();
+
+// pidns.cpp: --pidns. setns(CLONE_NEWPID) only places later children, so the child forks (twice
+// when a new pid namespace goes under the given one) and each intermediate exits; the process
+// that goes on sends its pid over ctx.pid_sock. Failures are reported and end the process.
+void enter_pid_namespace_in_child(const ChildContext& ctx);
+// pidns.cpp: the launcher's end: a socketpair with SO_PASSCRED (the kernel translates the pid
+// into our namespace), and the launcher made a subreaper so the intermediates' child comes to it.
+base::Status make_pid_socket_from_parent(base::UniqueFd& launcher_end, base::UniqueFd& child_end);
+// pidns.cpp: the sandbox process's pid as seen here (nullopt: the child failed before sending
+// it; its error is on the status pipe), after reaping the intermediates that are ours to reap.
+base::Result<std::optional<pid_t>> receive_pid_from_parent(int sock, pid_t clone_pid, int intermediates);
 
 // caps.cpp: the caller's effective set (read in the parent, before clone).
 std::uint64_t caller_effective_caps_from_parent();

@@ -26,6 +26,7 @@ const char* stage_name(Stage s) {
     case Stage::Reaper: return "pid 1";
     case Stage::Seccomp: return "seccomp";
     case Stage::Exec: return "exec";
+    case Stage::Namespaces: return "joining namespaces";
   }
   return "setup";
 }

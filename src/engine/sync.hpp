@@ -27,6 +27,7 @@ enum class Stage : std::int32_t {
   Reaper = 13,
   Seccomp = 14,
   Exec = 15,
+  Namespaces = 16,
 };
 
 const char* stage_name(Stage s);

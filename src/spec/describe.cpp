@@ -91,6 +91,9 @@ std::string describe(const Spec& s) {
   fd_line("userns-block-fd", s.userns_block_fd);
   fd_line("info-fd", s.info_fd);
   fd_line("json-status-fd", s.json_status_fd);
+  fd_line("userns", s.userns_fd);
+  fd_line("userns2", s.userns2_fd);
+  fd_line("pidns", s.pidns_fd);
   if (s.disable_userns) line("disable-userns");
   if (s.assert_userns_disabled) line("assert-userns-disabled");
   if (s.new_session) line("new-session");

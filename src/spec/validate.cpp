@@ -52,7 +52,8 @@ base::Status check_fds(const Spec& spec) {
     if (has_fd && op.fd < 0) return bad(op.fd);
   }
   for (const auto* fd :
-       {&spec.sync_fd, &spec.block_fd, &spec.userns_block_fd, &spec.info_fd, &spec.json_status_fd, &spec.userns_fd, &spec.seccomp_fd})
+       {&spec.sync_fd, &spec.block_fd, &spec.userns_block_fd, &spec.info_fd, &spec.json_status_fd, &spec.userns_fd, &spec.userns2_fd,
+        &spec.pidns_fd, &spec.seccomp_fd})
     if (*fd && **fd < 0) return bad(**fd);
   for (int fd : spec.pass_fds)
     if (fd < 0) return bad(fd);

@@ -18,10 +18,11 @@ REQUIRED = """--help --version --args --unshare-all --unshare-user --unshare-use
 --symlink --chmod --perms --size --seccomp --add-seccomp-fd --new-session --die-with-parent
 --as-pid-1 --cap-add --cap-drop -- --file --bind-data --ro-bind-data --lock-file --sync-fd
 --block-fd --userns-block-fd --info-fd --json-status-fd --disable-userns
---assert-userns-disabled""".split()
+--assert-userns-disabled --userns --userns2 --pidns""".split()
 
 MODULES = ["test_compat_cli", "test_compat_namespaces", "test_compat_filesystem",
-           "test_compat_process", "test_compat_control", "test_compat_dataops"]
+           "test_compat_process", "test_compat_control", "test_compat_dataops",
+           "test_compat_joined"]
 
 # option -> integration module that covers it against the documented behaviour
 NEWER_THAN_REFERENCE = {"--argv0": "test_control"}

@@ -355,17 +355,18 @@ TEST_CASE("--level-prefix (0.11.0) is reported to the caller") {
   CHECK(error_of(q) == "Unknown option --bogus");
 }
 
-TEST_CASE("options of the later bwrap-mode work are recognised and refused") {
-  const std::vector<Words> cases = {
-      {"--userns2", "3"},
-      {"--pidns", "3"},
-  };
-  for (Words args : cases) {
-    const std::string opt = args[0];
-    CAPTURE(opt);
-    args.push_back("true");
-    CHECK(error_of(parse(args)) == opt + " is not supported by this version of ringfence yet");
-  }
+TEST_CASE("--userns2 and --pidns: fds, last one wins with bwrap's warning") {
+  auto p = parse({"--userns2", "3", "--pidns", "0", "true"});
+  CHECK(error_of(p).empty());
+  CHECK(p.spec.userns2_fd == 3);
+  CHECK(p.spec.pidns_fd == 0);  // fd 0 is a valid fd (bwrap 0.11.1 stopped ignoring it)
+  auto q = parse({"--pidns", "3", "--pidns", "4", "--userns2", "5", "--userns2", "6", "true"});
+  CHECK(q.spec.pidns_fd == 4);
+  CHECK(q.spec.userns2_fd == 6);
+  CHECK(q.warnings == Words{"Only the last --pidns option will take effect",
+                            "Only the last --userns2 option will take effect"});
+  CHECK(error_of(parse({"--pidns", "x3", "true"})) == "Invalid fd: x3");
+  CHECK(error_of(parse({"--userns2", "-1", "true"})) == "Invalid fd: -1");
 }
 
 TEST_CASE("SELinux labels: refused as by a bwrap built without SELinux") {

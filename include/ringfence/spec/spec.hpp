@@ -99,6 +99,8 @@ struct Spec {
   std::optional<int> block_fd;           // --block-fd: wait for a byte (or EOF) before exec
   std::optional<int> userns_block_fd;    // --userns-block-fd: wait before the child continues
   std::optional<int> userns_fd;          // --userns: join this user namespace instead of a new one
+  std::optional<int> userns2_fd;         // --userns2: switch to this user namespace after setup
+  std::optional<int> pidns_fd;           // --pidns: run in (or, with ns.pid, under) this pid namespace
   std::optional<int> info_fd;            // --info-fd: one JSON object after clone
   std::optional<int> json_status_fd;     // --json-status-fd: JSON lines (start, exit-code)
   bool disable_userns = false;           // --disable-userns

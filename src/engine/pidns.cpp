@@ -1,0 +1,113 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
+// --pidns: start the sandbox inside a given pid namespace, or in a new one under it. Both sides
+// of the pid hand-off live here (the child forks its way in, the launcher learns the pid).
+#include <sched.h>
+#include <sys/prctl.h>
+#include <sys/socket.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <cerrno>
+
+#include "ringfence/base/sys.hpp"
+#include "steps.hpp"
+#include "sync.hpp"
+
+namespace rf::engine {
+namespace {
+
+[[noreturn]] void fail_in_child(const ChildContext& ctx, const char* what) {
+  report_and_exit_in_child(ctx.status_fd, Stage::Namespaces, base::errno_error(what));
+}
+
+// The parent of the fork has done its part: it leaves, and its child is handed to the launcher
+// (a subreaper) or, below a second pid namespace, to that namespace's init.
+void fork_intermediate_in_child(const ChildContext& ctx) {
+  pid_t pid = ::fork();
+  if (pid < 0) fail_in_child(ctx, "Can't fork for --pidns");
+  if (pid > 0) _exit(0);
+}
+
+}  // namespace
+
+void enter_pid_namespace_in_child(const ChildContext& ctx) {
+  if (::setns(*ctx.spec->pidns_fd, CLONE_NEWPID) != 0) fail_in_child(ctx, "Setting pidns failed");
+  fork_intermediate_in_child(ctx);
+  if (ctx.ns.pid) {  // --unshare-pid as well: a new namespace whose parent is the given one
+    if (::unshare(CLONE_NEWPID) != 0) fail_in_child(ctx, "unshare pid ns");
+    fork_intermediate_in_child(ctx);
+  }
+  // The kernel checks the credentials against ours and rewrites the pid for the receiver.
+  ucred cred{::getpid(), ::getuid(), ::getgid()};
+  alignas(cmsghdr) char control[CMSG_SPACE(sizeof cred)] = {};
+  char byte = 'p';
+  iovec iov{&byte, 1};
+  msghdr msg{};
+  msg.msg_iov = &iov;
+  msg.msg_iovlen = 1;
+  msg.msg_control = control;
+  msg.msg_controllen = sizeof control;
+  cmsghdr* c = CMSG_FIRSTHDR(&msg);
+  c->cmsg_level = SOL_SOCKET;
+  c->cmsg_type = SCM_CREDENTIALS;
+  c->cmsg_len = CMSG_LEN(sizeof cred);
+  __builtin_memcpy(CMSG_DATA(c), &cred, sizeof cred);
+  ssize_t n;
+  do {
+    n = ::sendmsg(ctx.pid_sock, &msg, MSG_NOSIGNAL);
+  } while (n < 0 && errno == EINTR);
+  if (n != 1) fail_in_child(ctx, "Can't send the sandbox pid to the launcher");
+  ::close(ctx.pid_sock);
+}
+
+base::Status make_pid_socket_from_parent(base::UniqueFd& launcher_end, base::UniqueFd& child_end) {
+  int sv[2];
+  if (::socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, sv) != 0) return base::errno_error("socketpair");
+  launcher_end.reset(sv[0]);
+  child_end.reset(sv[1]);
+  int on = 1;
+  if (::setsockopt(sv[0], SOL_SOCKET, SO_PASSCRED, &on, sizeof on) != 0)
+    return base::errno_error("setsockopt(SO_PASSCRED)");
+  // The intermediate processes exit; their child must come to us to be waited for.
+  if (::prctl(PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0) != 0) return base::errno_error("prctl(PR_SET_CHILD_SUBREAPER)");
+  return {};
+}
+
+base::Result<std::optional<pid_t>> receive_pid_from_parent(int sock, pid_t clone_pid, int intermediates) {
+  ucred cred{};
+  alignas(cmsghdr) char control[CMSG_SPACE(sizeof cred)] = {};
+  char byte = 0;
+  iovec iov{&byte, 1};
+  msghdr msg{};
+  msg.msg_iov = &iov;
+  msg.msg_iovlen = 1;
+  msg.msg_control = control;
+  msg.msg_controllen = sizeof control;
+  ssize_t n;
+  do {
+    n = ::recvmsg(sock, &msg, MSG_CMSG_CLOEXEC);
+  } while (n < 0 && errno == EINTR);
+  std::optional<pid_t> pid;
+  cmsghdr* c = n == 1 ? CMSG_FIRSTHDR(&msg) : nullptr;
+  if (c && c->cmsg_level == SOL_SOCKET && c->cmsg_type == SCM_CREDENTIALS && c->cmsg_len == CMSG_LEN(sizeof cred)) {
+    __builtin_memcpy(&cred, CMSG_DATA(c), sizeof cred);
+    if (cred.pid > 0) pid = cred.pid;
+  }
+  if (!pid && n > 0) return base::Error(0, "Unexpected short read from pid socket");
+  // The intermediates are (or become, as the first one exits) our children; they exit at once.
+  // Without a pid something failed: reap whatever is ours, the status pipe says what happened.
+  int st;
+  (void)::waitpid(clone_pid, &st, 0);
+  for (int i = 1; i < intermediates || !pid; ++i) {
+    pid_t r = ::waitpid(-1, &st, 0);
+    if (r < 0 && errno == EINTR) {
+      --i;
+      continue;
+    }
+    if (r < 0) break;
+    if (pid && r == *pid) return base::Error(0, "the sandbox ended during its setup");
+  }
+  return pid;
+}
+
+}  // namespace rf::engine
