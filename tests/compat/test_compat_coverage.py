@@ -22,7 +22,7 @@ REQUIRED = """--help --version --args --unshare-all --unshare-user --unshare-use
 
 MODULES = ["test_compat_cli", "test_compat_namespaces", "test_compat_filesystem",
            "test_compat_process", "test_compat_control", "test_compat_dataops",
-           "test_compat_joined"]
+           "test_compat_joined", "test_compat_flatpak"]
 
 # option -> integration module that covers it against the documented behaviour
 NEWER_THAN_REFERENCE = {"--argv0": "test_control"}
