@@ -51,6 +51,8 @@ void run_child(const ChildContext& ctx) {
     if (!s) report_and_exit_in_child(out, stage, s.error());
   };
 
+  // 0. The signals the launcher forwards are blocked there; not here.
+  if (ctx.restore_sigmask) ::sigprocmask(SIG_SETMASK, &ctx.sigmask, nullptr);
   // 0. Die with the launcher when asked; re-check afterwards, as it may already be gone.
   if (spec.die_with_parent) {
     if (prctl(PR_SET_PDEATHSIG, SIGKILL, 0, 0, 0) != 0)

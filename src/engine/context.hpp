@@ -3,6 +3,7 @@
 // child does no parsing, no host lookups and no decisions of its own.
 #pragma once
 
+#include <signal.h>
 #include <sys/types.h>
 
 #include <cstdint>
@@ -47,6 +48,8 @@ struct ChildContext {
   std::string console_tty;       // host tty for /dev/console when stdout is a terminal
   mode_t umask = 022;
   int status_fd = -1;            // write end of the launcher's pipe (CLOEXEC)
+  sigset_t sigmask{};            // the caller's signal mask, restored in the child when
+  bool restore_sigmask = false;  // the launcher blocked the signals it forwards
   int pid_sock = -1;             // --pidns: the final process sends its pid here (CLOEXEC)
 };
 

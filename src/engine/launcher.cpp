@@ -7,6 +7,7 @@
 #include <sched.h>
 #include <signal.h>
 #include <sys/prctl.h>
+#include <sys/signalfd.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
@@ -20,6 +21,7 @@
 
 #include "child.hpp"
 #include "context.hpp"
+#include "monitor.hpp"
 #include "overlay.hpp"
 #include "ringfence/base/sys.hpp"
 #include "ringfence/engine/launch.hpp"
@@ -151,55 +153,6 @@ Error clone_error(int err, const spec::Namespaces& ns, bool privileged) {
   return Error(err, "Creating new namespace failed");
 }
 
-Result<int> wait_child(pid_t pid) {
-  int st = 0;
-  while (::waitpid(pid, &st, 0) < 0) {
-    if (errno != EINTR) return base::errno_error("waitpid");
-  }
-  return encode_wait_status(st);
-}
-
-struct Watch {
-  pid_t pid = -1;
-  bool ours = true;  // pid is our child (not so for pid 1 of a namespace under --pidns)
-  int status_rd = -1;
-  int json_fd = -1;  // --json-status-fd, or -1
-};
-
-// Read the status pipe until the outcome is known: a setup error, pid 2's status from the
-// reaper, or EOF (the command was exec'd, or the child died: waitpid says which status).
-// With --json-status-fd the child announces its exec, and only then is "exit-code" written.
-Result<int> monitor(const Watch& w) {
-  bool execd = false;
-  int code = 0;
-  for (;;) {
-    Record r;
-    ssize_t n;
-    do {
-      n = ::read(w.status_rd, &r, sizeof r);
-    } while (n < 0 && errno == EINTR);
-    if (n == static_cast<ssize_t>(sizeof r) && r.kind == Record::kExec) {
-      execd = true;
-      continue;
-    }
-    if (n == static_cast<ssize_t>(sizeof r) && r.kind == Record::kError) {
-      (void)wait_child(w.pid);
-      r.message[sizeof r.message - 1] = 0;
-      return Error(r.err, r.message);
-    }
-    if (n == static_cast<ssize_t>(sizeof r) && r.kind == Record::kExit) {
-      code = r.status;
-      break;
-    }
-    if (!w.ours) return Error(0, "the sandbox's pid 1 ended without reporting the command's status");
-    RF_TRY_ASSIGN(status, wait_child(w.pid));
-    code = status;
-    break;
-  }
-  if (w.json_fd >= 0 && execd) (void)base::write_all(w.json_fd, exit_code_json(code));
-  return code;
-}
-
 // The parent's one step while the child waits at its first sync point: bwrap's status
 // outputs, and --userns-block-fd (an outside tool writes the id maps meanwhile).
 Status parent_step(const spec::Spec& spec, const ChildContext& ctx, pid_t pid, int go_fd) {
@@ -224,7 +177,7 @@ Status parent_step(const spec::Spec& spec, const ChildContext& ctx, pid_t pid, i
 
 }  // namespace
 
-Result<int> launch(const spec::Spec& spec) {
+Result<Outcome> run_sandbox(const spec::Spec& spec) {
   ChildContext ctx;
   ctx.spec = &spec;
   ctx.real_uid = ::getuid();
@@ -289,9 +242,29 @@ Result<int> launch(const spec::Spec& spec) {
     ctx.pid_sock = pid_wr.get();
   }
 
-  // The launcher dies with its caller too, so the chain caller -> launcher -> sandbox holds.
-  if (spec.die_with_parent && prctl(PR_SET_PDEATHSIG, SIGKILL, 0, 0, 0) != 0)
+  // The launcher dies with its caller too, so the chain caller -> launcher -> sandbox holds:
+  // by a death signal (bwrap's way: it fires when the parent *thread* exits), or in native mode
+  // by watching the parent process.
+  const spec::Supervision& sup = spec.supervision;
+  if (spec.die_with_parent && !sup.watch_parent_process && prctl(PR_SET_PDEATHSIG, SIGKILL, 0, 0, 0) != 0)
     return base::errno_error("prctl(PR_SET_PDEATHSIG)");
+  base::UniqueFd parent_fd;
+  if (sup.watch_parent_process && ::getppid() != 1) {
+    parent_fd.reset(static_cast<int>(::syscall(SYS_pidfd_open, ::getppid(), 0)));
+    if (!parent_fd.valid()) return base::errno_error("pidfd_open(parent)");
+  }
+  // Forwarded signals are blocked before clone, read from a signalfd, and unblocked again in
+  // the child (ctx.sigmask).
+  base::UniqueFd signal_fd;
+  if (sup.forward_signals) {
+    sigset_t fwd;
+    sigemptyset(&fwd);
+    for (int sig : {SIGINT, SIGTERM, SIGHUP, SIGQUIT}) sigaddset(&fwd, sig);
+    if (::sigprocmask(SIG_BLOCK, &fwd, &ctx.sigmask) != 0) return base::errno_error("sigprocmask");
+    ctx.restore_sigmask = true;
+    signal_fd.reset(::signalfd(-1, &fwd, SFD_CLOEXEC | SFD_NONBLOCK));
+    if (!signal_fd.valid()) return base::errno_error("signalfd");
+  }
   // A caller that ignores SIGCHLD (Erlang) would make waitpid lose the status.
   ::signal(SIGCHLD, SIG_DFL);
 
@@ -314,7 +287,7 @@ Result<int> launch(const spec::Spec& spec) {
   wr.reset();
   go_rd.reset();
   pid_wr.reset();
-  auto abandon = [&pid](Status s) -> Result<int> {
+  auto abandon = [&pid](Status s) -> Result<Outcome> {
     ::kill(pid, SIGKILL);
     (void)wait_child(pid);
     return std::move(s).error();
@@ -322,7 +295,17 @@ Result<int> launch(const spec::Spec& spec) {
   // --userns2: the launcher follows the sandbox into that namespace, as bwrap's monitor does.
   if (spec.userns2_fd && ::setns(*spec.userns2_fd, CLONE_NEWUSER) != 0)
     return abandon(base::errno_error("Setting userns2 failed"));
-  Watch watch{pid, true, rd.get(), spec.json_status_fd.value_or(-1)};
+  Watch watch;
+  watch.pid = pid;
+  watch.reaper = ctx.reaper;
+  watch.status_rd = rd.get();
+  watch.json_fd = spec.json_status_fd.value_or(-1);
+  if (sup.forward_signals || sup.timeout_ms || parent_fd.valid()) {
+    watch.supervision = &sup;
+    watch.signal_fd = signal_fd.get();
+    watch.parent_fd = parent_fd.get();
+    watch.new_session = spec.new_session;
+  }
   if (spec.pidns_fd) {
     // From here on `pid` is the sandbox process (bwrap's child-pid); below a second pid
     // namespace it is the child of that namespace's parent's init, not ours.
@@ -343,6 +326,11 @@ Result<int> launch(const spec::Spec& spec) {
     if (!s) return abandon(std::move(s));
   }
   return monitor(watch);
+}
+
+Result<int> launch(const spec::Spec& spec) {
+  RF_TRY_ASSIGN(out, run_sandbox(spec));
+  return out.code;
 }
 
 }  // namespace rf::engine

@@ -7,11 +7,13 @@
 #include <signal.h>
 #include <sys/mman.h>
 #include <sys/prctl.h>
+#include <sys/resource.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
 #include <algorithm>
 #include <cerrno>
+#include <string>
 #include <vector>
 
 #include "ringfence/base/unique_fd.hpp"
@@ -35,6 +37,12 @@ struct ExecArgs {
   const spec::Spec& spec = *ctx.spec;
   if (spec.die_with_parent && prctl(PR_SET_PDEATHSIG, SIGKILL, 0, 0, 0) != 0)
     report_and_exit_in_child(ctx.status_fd, Stage::DeathSignal, base::errno_error("prctl(PR_SET_PDEATHSIG)"));
+  for (const auto& l : spec.supervision.rlimits) {
+    rlimit v{static_cast<rlim_t>(l.value), static_cast<rlim_t>(l.value)};
+    if (::setrlimit(static_cast<__rlimit_resource>(l.resource), &v) != 0)
+      report_and_exit_in_child(ctx.status_fd, Stage::Limits,
+                               base::errno_error("setrlimit(" + std::to_string(l.resource) + ")"));
+  }
   // --sync-fd belongs to the reaper; only a command that is pid 1 itself keeps it (as bwrap).
   if (spec.sync_fd && ctx.reaper) ::close(*spec.sync_fd);
   if (auto s = install_seccomp_in_child(ctx); !s) report_and_exit_in_child(ctx.status_fd, Stage::Seccomp, s.error());
@@ -46,6 +54,22 @@ struct ExecArgs {
 }
 
 int command_entry(void* p) { exec_in_child(*static_cast<ExecArgs*>(p)); }
+
+// Native mode: the launcher passes the signals it forwards (and its timeout's SIGTERM) to us,
+// pid 1; they are meant for the command.
+volatile sig_atomic_t g_command = 0;
+
+void pass_on(int sig) {
+  if (g_command > 0) ::kill(g_command, sig);
+}
+
+void forward_to_command_in_child(pid_t cmd) {
+  g_command = cmd;
+  struct sigaction sa {};
+  sa.sa_handler = pass_on;
+  sigemptyset(&sa.sa_mask);
+  for (int sig : {SIGINT, SIGTERM, SIGHUP, SIGQUIT}) ::sigaction(sig, &sa, nullptr);
+}
 
 // --lock-file: read locks held by the reaper for the sandbox's lifetime, taken before the
 // command starts.
@@ -91,6 +115,8 @@ void run_command_in_child(const ChildContext& ctx, const char* file, char* const
   pid_t cmd = ::clone(command_entry, static_cast<char*>(stack) + kStack, CLONE_VM | CLONE_VFORK | SIGCHLD, &args);
   if (cmd < 0) report_and_exit_in_child(ctx.status_fd, Stage::Reaper, base::errno_error("Can't fork for pid 1"));
   ::munmap(stack, kStack);
+  const auto& sup = ctx.spec->supervision;
+  if (sup.forward_signals || sup.timeout_ms) forward_to_command_in_child(cmd);
 
   // The reaper holds nothing worth attacking: no capabilities, not dumpable (so the payload,
   // running as the same uid, cannot ptrace it or read its memory), no fds but stdio, the

@@ -27,6 +27,7 @@ const char* stage_name(Stage s) {
     case Stage::Seccomp: return "seccomp";
     case Stage::Exec: return "exec";
     case Stage::Namespaces: return "joining namespaces";
+    case Stage::Limits: return "resource limits";
   }
   return "setup";
 }

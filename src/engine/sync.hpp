@@ -28,6 +28,7 @@ enum class Stage : std::int32_t {
   Seccomp = 14,
   Exec = 15,
   Namespaces = 16,
+  Limits = 17,
 };
 
 const char* stage_name(Stage s);

@@ -17,6 +17,7 @@ void set_verbose(bool on);
 void message(Level level, std::string_view text);
 inline void error(std::string_view t) { message(Level::Error, t); }
 inline void warning(std::string_view t) { message(Level::Warning, t); }
+inline void info(std::string_view t) { message(Level::Info, t); }
 inline void debug(std::string_view t) { message(Level::Debug, t); }
 
 }  // namespace rf::base::log

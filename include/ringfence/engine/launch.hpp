@@ -7,6 +7,16 @@
 
 namespace rf::engine {
 
+// How a sandbox ended.
+struct Outcome {
+  int code = 0;                // the command's status in bwrap's encoding (or 137 when killed)
+  bool timed_out = false;      // spec.supervision.timeout_ms expired; the sandbox was killed
+  bool parent_exited = false;  // the launcher's parent process exited; the sandbox was killed
+};
+
+// As launch(), with the whole outcome (native mode's supervision).
+base::Result<Outcome> run_sandbox(const spec::Spec& spec);
+
 // Runs spec.argv confined as the Spec says, waits for it and returns its exit code in bwrap's
 // encoding: n for exit(n), 128+s when killed by signal s. Any setup failure (in the parent or in
 // the child before exec, including exec itself) is returned as an Error whose message is

@@ -72,6 +72,28 @@ struct CapOp {
   int cap = -1;  // CAP_* number; -1 means ALL
 };
 
+// A resource limit set in the sandbox before exec (setrlimit; soft = hard = value).
+struct RLimit {
+  int resource = 0;  // RLIMIT_*
+  std::uint64_t value = 0;
+};
+
+// How the launcher watches the sandbox in native mode. bwrap mode leaves all of it off (bwrap
+// forwards no signal and knows no timeout).
+struct Supervision {
+  // SIGINT/SIGTERM/SIGHUP/SIGQUIT sent to the launcher by a process are passed to the command
+  // (a terminal's signals already reach the whole foreground group and are not sent twice).
+  bool forward_signals = false;
+  // Kill the whole sandbox after this long: SIGTERM to the command, then SIGKILL to all after
+  // kill_grace_ms.
+  std::optional<std::uint64_t> timeout_ms;
+  std::uint64_t kill_grace_ms = 2000;
+  // End the sandbox when the launcher's parent *process* exits (a death signal would fire when
+  // the parent's thread exits).
+  bool watch_parent_process = false;
+  std::vector<RLimit> rlimits;
+};
+
 // One classic-BPF seccomp program (an array of struct sock_filter, 8 bytes each).
 struct BpfBytes {
   std::string bytes;
@@ -108,6 +130,7 @@ struct Spec {
   bool new_session = false;
   bool die_with_parent = false;
   bool as_pid_1 = false;
+  Supervision supervision;               // native mode only
   // How errors are worded: bwrap mode prints "bwrap: <message>" exactly as bwrap does.
   bool bwrap_messages = true;
 };

@@ -1,0 +1,146 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
+// monitor(): one loop over the status pipe, plus (native mode) a signalfd, the parent's pidfd
+// and a deadline. bwrap mode only blocks on the pipe, as bwrap does.
+#include "monitor.hpp"
+
+#include <poll.h>
+#include <signal.h>
+#include <sys/signalfd.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstdint>
+
+#include "ringfence/base/sys.hpp"
+#include "status_fd.hpp"
+#include "sync.hpp"
+
+namespace rf::engine {
+namespace {
+
+using base::Error;
+using base::Result;
+
+std::uint64_t now_ms() {
+  timespec ts{};
+  ::clock_gettime(CLOCK_MONOTONIC, &ts);
+  return static_cast<std::uint64_t>(ts.tv_sec) * 1000 + static_cast<std::uint64_t>(ts.tv_nsec) / 1000000;
+}
+
+// What one record (or EOF) on the status pipe means.
+struct Step {
+  enum class Kind { More, Exec, Done, Failed } kind = Kind::More;
+  int code = 0;
+  Error error;
+};
+
+Step read_step(const Watch& w) {
+  Record r;
+  ssize_t n;
+  do {
+    n = ::read(w.status_rd, &r, sizeof r);
+  } while (n < 0 && errno == EINTR);
+  if (n == static_cast<ssize_t>(sizeof r)) {
+    if (r.kind == Record::kExec) return {Step::Kind::Exec, 0, {}};
+    if (r.kind == Record::kExit) return {Step::Kind::Done, r.status, {}};
+    if (r.kind == Record::kError) {
+      (void)wait_child(w.pid);
+      r.message[sizeof r.message - 1] = 0;
+      return {Step::Kind::Failed, 0, Error(r.err, r.message)};
+    }
+  }
+  // EOF: the command was exec'd (no reaper) and has ended, or the child died.
+  if (!w.ours) return {Step::Kind::Failed, 0, Error(0, "the sandbox's pid 1 ended without reporting the command's status")};
+  auto st = wait_child(w.pid);
+  if (!st) return {Step::Kind::Failed, 0, st.error()};
+  return {Step::Kind::Done, *st, {}};
+}
+
+// A signal sent to the launcher by a process goes to the command. One from the terminal (the
+// kernel) reached the command's process group already, unless the command has its own session.
+void forward_signal(const Watch& w) {
+  signalfd_siginfo si{};
+  while (::read(w.signal_fd, &si, sizeof si) == static_cast<ssize_t>(sizeof si)) {
+    bool from_process = static_cast<int>(si.ssi_code) <= 0;  // SI_USER, SI_QUEUE, SI_TKILL...
+    if (from_process || w.new_session) ::kill(w.pid, static_cast<int>(si.ssi_signo));
+  }
+}
+
+// Native mode: poll until the pipe has something, forwarding signals and enforcing the
+// timeout and the parent watch meanwhile. Returns false when the sandbox had to be killed.
+bool wait_readable(const Watch& w, Outcome& out, std::uint64_t& deadline, bool& terminating) {
+  const spec::Supervision& sup = *w.supervision;
+  for (;;) {
+    pollfd fds[3] = {{w.status_rd, POLLIN, 0}, {w.signal_fd, POLLIN, 0}, {w.parent_fd, POLLIN, 0}};
+    int timeout = -1;
+    if (deadline) {
+      std::uint64_t now = now_ms();
+      timeout = deadline > now ? static_cast<int>(std::min<std::uint64_t>(deadline - now, 1u << 30)) : 0;
+    }
+    int n = ::poll(fds, 3, timeout);
+    if (n < 0 && errno == EINTR) continue;
+    if (fds[2].revents) {  // the process that started us is gone: so is the sandbox
+      out.parent_exited = true;
+      ::kill(w.pid, SIGKILL);
+      return false;
+    }
+    if (fds[1].revents) forward_signal(w);
+    if (fds[0].revents) return true;
+    if (deadline && now_ms() >= deadline) {
+      out.timed_out = true;
+      if (terminating) {
+        ::kill(w.pid, SIGKILL);
+        return false;
+      }
+      terminating = true;  // ask first: SIGTERM to the command (through pid 1), then SIGKILL
+      ::kill(w.pid, SIGTERM);
+      deadline = now_ms() + sup.kill_grace_ms;
+    }
+  }
+}
+
+}  // namespace
+
+Result<int> wait_child(pid_t pid) {
+  int st = 0;
+  while (::waitpid(pid, &st, 0) < 0) {
+    if (errno != EINTR) return base::errno_error("waitpid");
+  }
+  return encode_wait_status(st);
+}
+
+Result<Outcome> monitor(const Watch& w) {
+  Outcome out;
+  bool execd = false;
+  bool terminating = false;
+  std::uint64_t deadline = 0;
+  if (w.supervision && w.supervision->timeout_ms) deadline = now_ms() + *w.supervision->timeout_ms;
+  for (;;) {
+    if (w.supervision && !wait_readable(w, out, deadline, terminating)) {
+      auto st = w.ours ? wait_child(w.pid) : Result<int>(128 + SIGKILL);
+      out.code = st ? *st : 128 + SIGKILL;
+      return out;
+    }
+    Step step = read_step(w);
+    if (step.kind == Step::Kind::Exec) {
+      execd = true;
+      continue;
+    }
+    if (step.kind == Step::Kind::Failed) return step.error;
+    if (step.kind == Step::Kind::Done) {
+      out.code = step.code;
+      break;
+    }
+  }
+  if (w.json_fd >= 0 && execd) (void)base::write_all(w.json_fd, exit_code_json(out.code));
+  // Native mode: the command is done, and nothing else of the sandbox may outlive us.
+  if (w.supervision && w.reaper && w.ours) {
+    ::kill(w.pid, SIGKILL);
+    (void)wait_child(w.pid);
+  }
+  return out;
+}
+
+}  // namespace rf::engine
