@@ -46,6 +46,8 @@ bool userns_available() {
   return true;
 }
 
+}  // namespace
+
 std::vector<std::string> final_environment(const spec::Spec& spec) {
   std::vector<std::string> env;
   for (char** e = environ; e && *e; ++e) env.emplace_back(*e);
@@ -65,6 +67,8 @@ std::vector<std::string> final_environment(const spec::Spec& spec) {
   erase("PWD");  // set by the child to the final working directory
   return env;
 }
+
+namespace {
 
 std::string env_value(const std::vector<std::string>& env, const std::string& name) {
   for (const auto& kv : env)
@@ -178,6 +182,7 @@ Status parent_step(const spec::Spec& spec, const ChildContext& ctx, pid_t pid, i
 }  // namespace
 
 Result<Outcome> run_sandbox(const spec::Spec& spec) {
+  if (spec.soft_jail) return run_soft_jail(spec);
   ChildContext ctx;
   ctx.spec = &spec;
   ctx.real_uid = ::getuid();

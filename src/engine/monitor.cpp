@@ -6,6 +6,7 @@
 #include <poll.h>
 #include <signal.h>
 #include <sys/signalfd.h>
+#include <sys/syscall.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
@@ -14,6 +15,7 @@
 #include <cstdint>
 
 #include "ringfence/base/sys.hpp"
+#include "ringfence/base/unique_fd.hpp"
 #include "status_fd.hpp"
 #include "sync.hpp"
 
@@ -31,7 +33,7 @@ std::uint64_t now_ms() {
 
 // What one record (or EOF) on the status pipe means.
 struct Step {
-  enum class Kind { More, Exec, Done, Failed } kind = Kind::More;
+  enum class Kind { More, Exec, Done, Failed, Eof } kind = Kind::More;
   int code = 0;
   Error error;
 };
@@ -51,7 +53,9 @@ Step read_step(const Watch& w) {
       return {Step::Kind::Failed, 0, Error(r.err, r.message)};
     }
   }
-  // EOF: the command was exec'd (no reaper) and has ended, or the child died.
+  // EOF: the command was exec'd (no reaper) and has ended, or the child died. Native mode keeps
+  // watching (signals, timeout) until it really has ended.
+  if (w.supervision && w.ours) return {Step::Kind::Eof, 0, {}};
   if (!w.ours) return {Step::Kind::Failed, 0, Error(0, "the sandbox's pid 1 ended without reporting the command's status")};
   auto st = wait_child(w.pid);
   if (!st) return {Step::Kind::Failed, 0, st.error()};
@@ -70,10 +74,10 @@ void forward_signal(const Watch& w) {
 
 // Native mode: poll until the pipe has something, forwarding signals and enforcing the
 // timeout and the parent watch meanwhile. Returns false when the sandbox had to be killed.
-bool wait_readable(const Watch& w, Outcome& out, std::uint64_t& deadline, bool& terminating) {
+bool wait_readable(const Watch& w, int fd, Outcome& out, std::uint64_t& deadline, bool& terminating) {
   const spec::Supervision& sup = *w.supervision;
   for (;;) {
-    pollfd fds[3] = {{w.status_rd, POLLIN, 0}, {w.signal_fd, POLLIN, 0}, {w.parent_fd, POLLIN, 0}};
+    pollfd fds[3] = {{fd, POLLIN, 0}, {w.signal_fd, POLLIN, 0}, {w.parent_fd, POLLIN, 0}};
     int timeout = -1;
     if (deadline) {
       std::uint64_t now = now_ms();
@@ -117,13 +121,23 @@ Result<Outcome> monitor(const Watch& w) {
   bool terminating = false;
   std::uint64_t deadline = 0;
   if (w.supervision && w.supervision->timeout_ms) deadline = now_ms() + *w.supervision->timeout_ms;
+  auto killed = [&w, &out]() -> Result<Outcome> {
+    auto st = w.ours ? wait_child(w.pid) : Result<int>(128 + SIGKILL);
+    out.code = st ? *st : 128 + SIGKILL;
+    return out;
+  };
   for (;;) {
-    if (w.supervision && !wait_readable(w, out, deadline, terminating)) {
-      auto st = w.ours ? wait_child(w.pid) : Result<int>(128 + SIGKILL);
-      out.code = st ? *st : 128 + SIGKILL;
-      return out;
-    }
+    if (w.supervision && !wait_readable(w, w.status_rd, out, deadline, terminating)) return killed();
     Step step = read_step(w);
+    if (step.kind == Step::Kind::Eof) {
+      // The command runs with nothing of ours open: watch its pidfd instead of the pipe.
+      base::UniqueFd pidfd(static_cast<int>(::syscall(SYS_pidfd_open, w.pid, 0)));
+      if (pidfd.valid() && !wait_readable(w, pidfd.get(), out, deadline, terminating)) return killed();
+      auto st = wait_child(w.pid);
+      if (!st) return st.error();
+      out.code = *st;
+      break;
+    }
     if (step.kind == Step::Kind::Exec) {
       execd = true;
       continue;

@@ -4,9 +4,11 @@
 
 #include <cstdint>
 #include <optional>
+#include <string>
 #include <vector>
 
 #include "context.hpp"
+#include "ringfence/engine/launch.hpp"
 #include "ringfence/base/result.hpp"
 #include "ringfence/base/unique_fd.hpp"
 
@@ -36,6 +38,11 @@ base::Status make_pid_socket_from_parent(base::UniqueFd& launcher_end, base::Uni
 // pidns.cpp: the sandbox process's pid as seen here (nullopt: the child failed before sending
 // it; its error is on the status pipe), after reaping the intermediates that are ours to reap.
 base::Result<std::optional<pid_t>> receive_pid_from_parent(int sock, pid_t clone_pid, int intermediates);
+
+// launcher.cpp: the launcher's environment with the Spec's env ops applied (PWD removed).
+std::vector<std::string> final_environment(const spec::Spec& spec);
+// soft.cpp: the soft jail (no namespaces): see spec::Spec::soft_jail.
+base::Result<Outcome> run_soft_jail(const spec::Spec& spec);
 
 // caps.cpp: the caller's effective set (read in the parent, before clone).
 std::uint64_t caller_effective_caps_from_parent();

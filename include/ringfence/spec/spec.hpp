@@ -131,6 +131,10 @@ struct Spec {
   bool die_with_parent = false;
   bool as_pid_1 = false;
   Supervision supervision;               // native mode only
+  // The soft jail, where namespaces are not available or not wanted: no namespace and no
+  // filesystem op; only the environment, chdir, rlimits, no_new_privs and seccomp apply, and
+  // the launcher (a subreaper) kills whatever the command leaves behind.
+  bool soft_jail = false;
   // How errors are worded: bwrap mode prints "bwrap: <message>" exactly as bwrap does.
   bool bwrap_messages = true;
 };

@@ -1,0 +1,143 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
+// The soft jail: the command runs as an ordinary child of the launcher with the rebuilt
+// environment, no_new_privs and the seccomp programs. It confines nothing on the filesystem; the
+// front end says so. The launcher is a subreaper so that nothing the command starts outlives it.
+#include <dirent.h>
+#include <fcntl.h>
+#include <signal.h>
+#include <sys/prctl.h>
+#include <sys/resource.h>
+#include <sys/signalfd.h>
+#include <sys/syscall.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstdlib>
+#include <string>
+#include <vector>
+
+#include "monitor.hpp"
+#include "ringfence/base/sys.hpp"
+#include "ringfence/base/unique_fd.hpp"
+#include "steps.hpp"
+#include "sync.hpp"
+
+extern char** environ;
+
+namespace rf::engine {
+namespace {
+
+// Every process still parented to us (the command's orphans came to us as the subreaper).
+std::vector<pid_t> our_children() {
+  std::vector<pid_t> out;
+  const pid_t self = ::getpid();
+  DIR* d = ::opendir("/proc");
+  if (!d) return out;
+  while (dirent* e = ::readdir(d)) {
+    char* end = nullptr;
+    long pid = std::strtol(e->d_name, &end, 10);
+    if (pid <= 0 || *end) continue;
+    auto stat = base::read_file("/proc/" + std::string(e->d_name) + "/stat");
+    if (!stat) continue;
+    auto close = stat->rfind(')');  // the command name may hold spaces and parentheses
+    if (close == std::string::npos || close + 4 > stat->size()) continue;
+    long ppid = std::strtol(stat->c_str() + close + 4, nullptr, 10);
+    if (ppid == self) out.push_back(static_cast<pid_t>(pid));
+  }
+  ::closedir(d);
+  return out;
+}
+
+void kill_leftovers() {
+  for (int round = 0; round < 100; ++round) {
+    auto kids = our_children();
+    if (kids.empty()) return;
+    for (pid_t p : kids) ::kill(p, SIGKILL);
+    for (pid_t p : kids) ::waitpid(p, nullptr, 0);
+  }
+}
+
+[[noreturn]] void exec_soft_in_child(const spec::Spec& spec, const ChildContext& ctx, std::vector<std::string> env) {
+  const int out = ctx.status_fd;
+  if (ctx.restore_sigmask) ::sigprocmask(SIG_SETMASK, &ctx.sigmask, nullptr);
+  if (spec.die_with_parent) ::prctl(PR_SET_PDEATHSIG, SIGKILL, 0, 0, 0);
+  if (spec.new_session && ::setsid() < 0) report_and_exit_in_child(out, Stage::Session, base::errno_error("setsid"));
+  if (spec.chdir && ::chdir(spec.chdir->c_str()) != 0)
+    report_and_exit_in_child(out, Stage::Cwd, base::errno_error("Can't chdir to " + *spec.chdir));
+  if (spec.chdir) env.push_back("PWD=" + *spec.chdir);
+  for (const auto& l : spec.supervision.rlimits) {
+    rlimit v{static_cast<rlim_t>(l.value), static_cast<rlim_t>(l.value)};
+    if (::setrlimit(static_cast<__rlimit_resource>(l.resource), &v) != 0)
+      report_and_exit_in_child(out, Stage::Limits, base::errno_error("setrlimit(" + std::to_string(l.resource) + ")"));
+  }
+  if (!spec.inherit_fds) {
+    std::vector<int> keep = spec.pass_fds;
+    keep.push_back(out);
+    close_fds_except_in_child(keep, CLOSE_RANGE_CLOEXEC);
+  }
+  if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) != 0)
+    report_and_exit_in_child(out, Stage::Capabilities, base::errno_error("prctl(PR_SET_NO_NEW_PRIVS)"));
+  std::vector<char*> envp;
+  for (auto& e : env) envp.push_back(e.data());
+  envp.push_back(nullptr);
+  std::vector<std::string> args = spec.argv;
+  std::vector<char*> argv;
+  for (auto& a : args) argv.push_back(a.data());
+  argv.push_back(nullptr);
+  if (auto s = install_seccomp_in_child(ctx); !s) report_and_exit_in_child(out, Stage::Seccomp, s.error());
+  environ = envp.data();
+  ::execvp(spec.argv[0].c_str(), argv.data());
+  report_and_exit_in_child(out, Stage::Exec, base::errno_error("execvp " + spec.argv[0]));
+}
+
+}  // namespace
+
+base::Result<Outcome> run_soft_jail(const spec::Spec& spec) {
+  if (spec.argv.empty()) return base::Error(EINVAL, "no command");
+  ChildContext ctx;
+  ctx.spec = &spec;
+  ctx.seccomp = spec.seccomp;
+  std::vector<std::string> env = final_environment(spec);
+  if (::prctl(PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0) != 0) return base::errno_error("prctl(PR_SET_CHILD_SUBREAPER)");
+  const spec::Supervision& sup = spec.supervision;
+  base::UniqueFd parent_fd;
+  if (sup.watch_parent_process && ::getppid() != 1) {
+    parent_fd.reset(static_cast<int>(::syscall(SYS_pidfd_open, ::getppid(), 0)));
+    if (!parent_fd.valid()) return base::errno_error("pidfd_open(parent)");
+  }
+  base::UniqueFd signal_fd;
+  if (sup.forward_signals) {
+    sigset_t fwd;
+    sigemptyset(&fwd);
+    for (int sig : {SIGINT, SIGTERM, SIGHUP, SIGQUIT}) sigaddset(&fwd, sig);
+    if (::sigprocmask(SIG_BLOCK, &fwd, &ctx.sigmask) != 0) return base::errno_error("sigprocmask");
+    ctx.restore_sigmask = true;
+    signal_fd.reset(::signalfd(-1, &fwd, SFD_CLOEXEC | SFD_NONBLOCK));
+    if (!signal_fd.valid()) return base::errno_error("signalfd");
+  }
+  int pipefd[2];
+  if (::pipe2(pipefd, O_CLOEXEC) != 0) return base::errno_error("pipe2");
+  base::UniqueFd rd(pipefd[0]), wr(pipefd[1]);
+  ctx.status_fd = wr.get();
+  ::signal(SIGCHLD, SIG_DFL);
+  pid_t pid = ::fork();
+  if (pid < 0) return base::errno_error("fork");
+  if (pid == 0) {
+    rd.reset();
+    exec_soft_in_child(spec, ctx, std::move(env));
+  }
+  wr.reset();
+  Watch w;
+  w.pid = pid;
+  w.status_rd = rd.get();
+  w.supervision = &sup;
+  w.signal_fd = signal_fd.get();
+  w.parent_fd = parent_fd.get();
+  w.new_session = spec.new_session;
+  auto out = monitor(w);
+  kill_leftovers();
+  return out;
+}
+
+}  // namespace rf::engine
