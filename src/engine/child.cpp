@@ -121,6 +121,8 @@ void run_child(const ChildContext& ctx) {
   if (spec.userns_fd) check(Stage::IdMaps, switch_ids_in_child(ctx));
   // 7. Capabilities: bounding, then effective/permitted/inheritable, then ambient.
   check(Stage::Capabilities, drop_caps_in_child(ctx));
+  // 7a. Shell off: Landlock restricts execution to the command and its interpreters.
+  check(Stage::Capabilities, restrict_exec_in_child(ctx));
   // 7b. --block-fd: everything is set up but nothing runs yet.
   if (spec.block_fd) {
     char b;

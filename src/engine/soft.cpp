@@ -85,6 +85,7 @@ void kill_leftovers() {
   std::vector<char*> argv;
   for (auto& a : args) argv.push_back(a.data());
   argv.push_back(nullptr);
+  if (auto s = restrict_exec_in_child(ctx); !s) report_and_exit_in_child(out, Stage::Capabilities, s.error());
   if (auto s = install_seccomp_in_child(ctx); !s) report_and_exit_in_child(out, Stage::Seccomp, s.error());
   environ = envp.data();
   ::execvp(spec.argv[0].c_str(), argv.data());

@@ -44,6 +44,9 @@ std::vector<std::string> final_environment(const spec::Spec& spec);
 // soft.cpp: the soft jail (no namespaces): see spec::Spec::soft_jail.
 base::Result<Outcome> run_soft_jail(const spec::Spec& spec);
 
+// landlock.cpp: with spec.restrict_exec, only spec.exec_allow may be executed from here on.
+base::Status restrict_exec_in_child(const ChildContext& ctx);
+
 // caps.cpp: the caller's effective set (read in the parent, before clone).
 std::uint64_t caller_effective_caps_from_parent();
 // caps.cpp: bounding set, then effective/permitted/inheritable, then ambient, as bwrap does.

@@ -14,6 +14,9 @@ struct Outcome {
   bool parent_exited = false;  // the launcher's parent process exited; the sandbox was killed
 };
 
+// The highest Landlock ABI the kernel offers, 0 when it has none (or it is disabled).
+int landlock_abi();
+
 // As launch(), with the whole outcome (native mode's supervision).
 base::Result<Outcome> run_sandbox(const spec::Spec& spec);
 

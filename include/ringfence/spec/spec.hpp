@@ -131,6 +131,10 @@ struct Spec {
   bool die_with_parent = false;
   bool as_pid_1 = false;
   Supervision supervision;               // native mode only
+  // "Shell off": only these files (paths inside the sandbox: the command and its interpreters)
+  // may be executed, enforced with Landlock's execute right.
+  bool restrict_exec = false;
+  std::vector<std::string> exec_allow;
   // The soft jail, where namespaces are not available or not wanted: no namespace and no
   // filesystem op; only the environment, chdir, rlimits, no_new_privs and seccomp apply, and
   // the launcher (a subreaper) kills whatever the command leaves behind.
