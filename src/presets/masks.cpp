@@ -1,0 +1,142 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
+// Secrets hidden on the host's system paths, the default project masks, and mask matching.
+#include <fnmatch.h>
+
+#include "ringfence/base/paths.hpp"
+#include "ringfence/base/strings.hpp"
+#include "ringfence/presets/masks.hpp"
+
+namespace rf::presets {
+
+namespace {
+
+// Only /etc is listed: /usr holds no per-host secrets, and nothing else of the host is bound.
+// /etc/machine-id stays visible: it identifies the host but grants nothing, it is readable by
+// every user, and D-Bus, systemd and glib read it and fail or warn without it.
+const std::vector<SecretPath> kSystemSecrets = {
+    {"/etc/shadow", "password hashes"},
+    {"/etc/shadow-", "password hashes (backup)"},
+    {"/etc/gshadow", "group password hashes"},
+    {"/etc/gshadow-", "group password hashes (backup)"},
+    {"/etc/security/opasswd", "previous password hashes"},
+    {"/etc/sudoers", "privilege rules"},
+    {"/etc/sudoers.d", "privilege rules"},
+    {"/etc/ssh/ssh_host_*_key", "SSH host private keys"},
+    {"/etc/ssl/private", "TLS private keys"},
+    {"/etc/pki/tls/private", "TLS private keys"},
+    {"/etc/letsencrypt", "TLS certificates and their private keys"},
+    {"/etc/krb5.keytab", "Kerberos host keys"},
+    {"/etc/ipsec.secrets", "IPsec keys"},
+    {"/etc/ipsec.d/private", "IPsec private keys"},
+    {"/etc/wireguard", "WireGuard private keys"},
+    {"/etc/openvpn", "VPN keys and credentials"},
+    {"/etc/NetworkManager/system-connections", "Wi-Fi and VPN secrets"},
+    {"/etc/wpa_supplicant", "Wi-Fi passphrases"},
+    {"/etc/ppp/chap-secrets", "PPP credentials"},
+    {"/etc/ppp/pap-secrets", "PPP credentials"},
+    {"/etc/credstore", "systemd credentials"},
+    {"/etc/credstore.encrypted", "systemd credentials"},
+    {"/etc/sssd", "directory service bind credentials"},
+    {"/etc/ldap.secret", "LDAP bind password"},
+    {"/etc/mysql/debian.cnf", "database maintenance password"},
+    {"/etc/postfix/sasl_passwd", "mail relay credentials"},
+    {"/etc/kubernetes", "cluster admin credentials and CA keys"},
+    {"/etc/rancher", "cluster admin credentials"},
+    {"/etc/gitlab-runner", "CI runner tokens"},
+    {"/etc/docker/key.json", "container daemon identity key"},
+    {"/etc/environment", "system-wide variables (proxy credentials, tokens)"},
+};
+
+// .env.* covers .env.example too: masking a template costs little, missing .env.production
+// costs a secret. .git/config is not masked (git needs it); PER-01 protects it another way.
+const std::vector<Mask> kProjectMasks = {
+    {".env", "environment file with secrets"},
+    {".env.*", "environment files with secrets"},
+    {".envrc", "direnv file with secrets"},
+    {"*.pem", "private keys and certificates"},
+    {"*.key", "private keys"},
+    {"*.p12", "key stores"},
+    {"*.pfx", "key stores"},
+    {"*.jks", "Java key stores"},
+    {"*.keystore", "key stores"},
+    {"id_rsa*", "SSH keys"},
+    {"id_dsa*", "SSH keys"},
+    {"id_ecdsa*", "SSH keys"},
+    {"id_ed25519*", "SSH keys"},
+    {".npmrc", "registry tokens"},
+    {".pypirc", "registry tokens"},
+    {".netrc", "login credentials"},
+    {".git-credentials", "git credentials"},
+    {".pgpass", "database passwords"},
+    {".my.cnf", "database passwords"},
+    {".htpasswd", "password hashes"},
+    {".vault-token", "Vault token"},
+    {"*.tfstate", "Terraform state (holds secrets in plain text)"},
+    {"*.tfstate.backup", "Terraform state (holds secrets in plain text)"},
+    {".terraformrc", "Terraform registry tokens"},
+    {".aws/", "cloud credentials"},
+    {".azure/", "cloud credentials"},
+    {".gcloud/", "cloud credentials"},
+    {".kube/", "cluster credentials"},
+    {".docker/", "registry credentials"},
+    {".ssh/", "SSH keys"},
+    {".gnupg/", "GPG keys"},
+};
+
+// The path and its parent directories: "a/b/c" -> "a", "a/b", "a/b/c".
+std::vector<std::string> prefixes(const std::vector<std::string>& parts) {
+  std::vector<std::string> out;
+  std::string cur;
+  for (const auto& p : parts) {
+    cur += (cur.empty() ? "" : "/") + p;
+    out.push_back(cur);
+  }
+  return out;
+}
+
+}  // namespace
+
+const std::vector<SecretPath>& system_secret_paths() { return kSystemSecrets; }
+const std::vector<Mask>& default_project_masks() { return kProjectMasks; }
+
+bool mask_matches(std::string_view pattern, std::string_view name) {
+  return ::fnmatch(std::string(pattern).c_str(), std::string(name).c_str(), FNM_PATHNAME) == 0;
+}
+
+bool mask_applies(std::string_view pattern, std::string_view relpath, bool is_dir) {
+  bool dir_only = pattern.ends_with("/");
+  while (pattern.ends_with("/")) pattern.remove_suffix(1);
+  bool anchored = pattern.find('/') != std::string_view::npos;
+  while (pattern.starts_with("/")) pattern.remove_prefix(1);
+  if (pattern.empty()) return false;
+
+  std::vector<std::string> parts = base::components(relpath);
+  std::vector<std::string> paths = prefixes(parts);
+  for (size_t i = 0; i < parts.size(); ++i) {
+    // Every component but the last is a directory.
+    bool dir = i + 1 < parts.size() || is_dir;
+    if (dir_only && !dir) continue;
+    if (mask_matches(pattern, anchored ? paths[i] : parts[i])) return true;
+  }
+  return false;
+}
+
+base::Status check_mask_pattern(std::string_view pattern) {
+  std::string quoted = "mask \"" + std::string(pattern) + "\"";
+  std::string_view body = pattern;
+  while (body.starts_with("/")) body.remove_prefix(1);
+  while (body.ends_with("/")) body.remove_suffix(1);
+  if (body.empty()) return base::make_error(quoted + ": empty pattern");
+  if (body.find("//") != std::string_view::npos) return base::make_error(quoted + ": empty path component");
+  for (const auto& part : base::split(body, '/')) {
+    if (part == "." || part == "..") {
+      return base::make_error(quoted +
+                              ": \".\" and \"..\" are not allowed (patterns are relative to the project)");
+    }
+  }
+  return {};
+}
+
+bool has_glob(std::string_view pattern) { return pattern.find_first_of("*?[") != std::string_view::npos; }
+
+}  // namespace rf::presets
