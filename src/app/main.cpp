@@ -10,7 +10,10 @@
 
 #include "ringfence/base/log.hpp"
 #include "ringfence/cli/bwrap_args.hpp"
+#include "ringfence/cli/native.hpp"
+#include "ringfence/cli/native_run.hpp"
 #include "ringfence/engine/launch.hpp"
+#include "ringfence/presets/presets.hpp"
 
 namespace {
 
@@ -57,14 +60,90 @@ int run_bwrap_mode(std::string_view argv0, const std::vector<std::string>& args)
   return r.value();
 }
 
-void native_usage(FILE* f) {
-  print_to(f,
-           "usage: ringfence bwrap [BWRAP OPTIONS...] [--] COMMAND [ARGS...]\n"
-           "       ringfence [BWRAP OPTIONS...] [--] COMMAND [ARGS...]\n"
-           "       ringfence --help | --version\n"
-           "\n"
-           "ringfence is a Linux sandbox engine. Invoked as 'bwrap' (hard link or copy), or as\n"
-           "'ringfence bwrap ...', it accepts bubblewrap's command line (see 'bwrap --help').\n");
+const char* const kNativeHelpTail =
+    "\n"
+    "bwrap mode: invoked as 'bwrap' (hard link or copy), as 'ringfence bwrap ...', or with a\n"
+    "first argument that is an option, ringfence accepts bubblewrap's command line (see\n"
+    "'ringfence bwrap --help').\n";
+
+// `ringfence run`: plan, prepare the throwaway HOME, run, clean up, map the outcome.
+int run_native_run(const rf::cli::RunOptions& opts) {
+  namespace log = rf::base::log;
+  rf::cli::HostFacts host;
+  host.landlock_abi = rf::engine::landlock_abi();
+  auto plan = rf::cli::plan_run(opts, host);
+  if (!plan) {
+    log::error(plan.error().describe());
+    return rf::cli::kExitSetup;
+  }
+  if (plan->dry_run) {
+    print_to(stdout, rf::cli::describe_plan(*plan));
+    return 0;
+  }
+  if (plan->required && *plan->required > plan->level) {
+    log::error(std::string("refusing to run: this sandbox reaches level ") +
+               std::string(rf::presets::level_name(plan->level)) + ", and level " +
+               std::string(rf::presets::level_name(*plan->required)) + " is required");
+    return rf::cli::kExitBelowLevel;
+  }
+  log::info(std::string("level ") + std::string(rf::presets::level_name(plan->level)) + ", preset " +
+            opts.preset.value_or("balanced") + ", network " + (plan->settings.network ? "on" : "off") +
+            ", seccomp " + plan->settings.seccomp + (plan->notes.empty() ? "" : " (see --dry-run: not everything is enforced)"));
+  if (plan->settings.network)
+    log::warning("network on: the host's network, and cloud metadata endpoints are not blocked by this version");
+  if (auto h = rf::cli::prepare_home(*plan); !h) {
+    log::error(h.error().describe());
+    (void)rf::cli::finish_home(*plan);
+    return rf::cli::kExitSetup;
+  }
+  auto r = rf::engine::run_sandbox(plan->spec);
+  if (auto h = rf::cli::finish_home(*plan); !h) log::warning(h.error().describe());
+  if (plan->settings.keep_home) log::info("home kept at " + plan->home_host);
+  if (!r) {
+    log::error(r.error().describe());
+    return rf::cli::kExitSetup;
+  }
+  if (r->timed_out) {
+    log::error("timed out: the sandbox was killed");
+    return rf::cli::kExitTimeout;
+  }
+  if (r->parent_exited) return rf::cli::kExitSetup;
+  return r->code;
+}
+
+int run_native_preset(const rf::cli::PresetCommand& cmd) {
+  if (cmd.op == rf::cli::PresetCommand::Op::List) {
+    for (const auto& p : rf::presets::all_presets()) print_to(stdout, p.id + "\t" + p.summary + "\n");
+    return 0;
+  }
+  auto p = rf::presets::preset_by_name(cmd.name);
+  if (!p) {
+    rf::base::log::error(p.error().describe());
+    return rf::cli::kExitUsage;
+  }
+  print_to(stdout, rf::presets::describe(*p));
+  return 0;
+}
+
+int run_native(const std::vector<std::string>& args) {
+  auto cmd = rf::cli::parse_native(args);
+  if (!cmd) {
+    rf::base::log::error(cmd.error().describe() + " (see 'ringfence --help')");
+    return rf::cli::kExitUsage;
+  }
+  switch (cmd->kind) {
+    case rf::cli::NativeCommand::Kind::Help: print_to(stdout, cmd->text + kNativeHelpTail); return 0;
+    case rf::cli::NativeCommand::Kind::Version: break;
+    case rf::cli::NativeCommand::Kind::Policy: return rf::cli::run_policy_command(cmd->policy);
+    case rf::cli::NativeCommand::Kind::Preset: return run_native_preset(cmd->preset);
+    case rf::cli::NativeCommand::Kind::Run: return run_native_run(cmd->run);
+  }
+  print_to(stdout, std::string("ringfence ") + RF_VERSION + "\n");
+  return 0;
+}
+
+bool is_native_command(const std::string& a) {
+  return a == "run" || a == "policy" || a == "preset" || a == "--help" || a == "-h" || a == "--help-all";
 }
 
 int run(int argc, char** argv) {
@@ -77,14 +156,13 @@ int run(int argc, char** argv) {
     args.erase(args.begin());
     return run_bwrap_mode("bwrap", args);
   }
+  rf::base::log::set_program("ringfence");
   if (args.empty()) {
-    native_usage(stderr);
-    return kExitSetupError;
+    auto help = rf::cli::parse_native({"--help"});
+    print_to(stderr, (help ? help->text : std::string()) + kNativeHelpTail);
+    return rf::cli::kExitUsage;
   }
-  if (args.size() == 1 && (args[0] == "--help" || args[0] == "-h")) {
-    native_usage(stdout);
-    return 0;
-  }
+  if (is_native_command(args[0])) return run_native(args);
   if (args.size() == 1 && args[0] == "--version") {
     print_to(stdout, std::string("ringfence ") + RF_VERSION + "\n");
     return 0;
@@ -93,7 +171,7 @@ int run(int argc, char** argv) {
   // re-run the binary as "/proc/self/exe --unshare-all ...").
   if (args[0].size() > 1 && args[0][0] == '-') return run_bwrap_mode(argv0, args);
   rf::base::log::error("unknown command '" + args[0] + "' (see 'ringfence --help')");
-  return kExitSetupError;
+  return rf::cli::kExitUsage;
 }
 
 }  // namespace

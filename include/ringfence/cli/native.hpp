@@ -1,0 +1,72 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
+// The native command line (CLI11): `ringfence run | policy | preset | doctor | verify ...`,
+// parsed into plain data, and the native exit-code table.
+#pragma once
+
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "ringfence/base/result.hpp"
+
+namespace rf::cli {
+
+// Native mode's reserved exit codes (anything else is the command's own code, or 128+signal).
+// They follow common conventions so that a CI never mistakes a sandbox failure for a test
+// failure: 125 like container runtimes, 124 like timeout(1).
+inline constexpr int kExitUsage = 2;         // the command line itself is wrong
+inline constexpr int kExitBelowLevel = 123;  // refused: the host cannot reach --require LEVEL
+inline constexpr int kExitTimeout = 124;     // --timeout expired; the whole sandbox was killed
+inline constexpr int kExitSetup = 125;       // the sandbox could not be set up
+inline constexpr int kExitPolicyKill = 159;  // 128 + SIGSYS: the seccomp policy killed the command
+
+struct PolicyCommand {
+  enum class Op { List, Check, Show, Compile } op = Op::List;
+  std::string target;       // profile name or policy file
+  std::string output;       // compile: -o FILE ("-" = stdout)
+  bool pseudo_code = false; // show --pfc: libseccomp's pseudo filter code
+};
+
+struct PresetCommand {
+  enum class Op { List, Show } op = Op::List;
+  std::string name;
+};
+
+// `ringfence run`: every option as given (unset = not given), merged later with the profile
+// file and the preset by the run front end.
+struct RunOptions {
+  std::optional<std::string> preset;
+  std::optional<std::string> agent;
+  std::optional<std::string> project;
+  bool workspace = false;
+  std::optional<std::string> network, edits, shell, web_search, fs_jail;  // "on" | "off"
+  std::vector<std::string> binds, ro_binds, masks, env;
+  std::optional<double> timeout;
+  std::optional<std::string> limits;
+  bool keep_home = false;
+  std::optional<std::string> profile;
+  bool no_profile = false;
+  bool dry_run = false;
+  std::optional<std::string> seccomp;  // policy name or file (overrides the preset's)
+  std::optional<std::string> require;  // kernel | landlock | soft
+  bool allow_unsandboxed = false;
+  bool new_session = false;
+  std::vector<std::string> command;
+};
+
+struct NativeCommand {
+  enum class Kind { Help, Version, Policy, Preset, Run } kind = Kind::Help;
+  std::string text;  // Help: the text to print
+  PolicyCommand policy;
+  PresetCommand preset;
+  RunOptions run;
+};
+
+// Parses argv after the program name. CLI11's exceptions stop here: a bad command line is an
+// Error whose message is ready for the user (exit kExitUsage).
+base::Result<NativeCommand> parse_native(const std::vector<std::string>& args);
+
+// `ringfence policy ...`: prints to stdout/stderr, returns the exit code.
+int run_policy_command(const PolicyCommand& cmd);
+
+}  // namespace rf::cli

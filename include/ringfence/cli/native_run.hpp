@@ -1,0 +1,65 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
+// `ringfence run`: from options (+ profile file + preset) to a plan: the Spec the engine runs,
+// the throwaway HOME to prepare and clean up, and a plain account of what is enforced.
+#pragma once
+
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "ringfence/base/result.hpp"
+#include "ringfence/cli/native.hpp"
+#include "ringfence/presets/presets.hpp"
+#include "ringfence/spec/spec.hpp"
+
+namespace rf::cli {
+
+// A file of the agent's configuration copied into the throwaway HOME (and back, when the agent
+// may change it), because agents replace such files by rename, which a bind mount refuses.
+struct HomeCopy {
+  std::string host;     // absolute path in the real home
+  std::string inside;   // relative path in the throwaway HOME
+  bool copy_back = false;
+};
+
+struct RunPlan {
+  spec::Spec spec;
+  presets::Settings settings;
+  presets::Level level = presets::Level::Kernel;
+  std::string agent;                  // agent profile name
+  std::string project;                // realpath of the project
+  std::string home_inside;            // $HOME inside the sandbox
+  std::string home_host;              // the throwaway directory (made by prepare_home)
+  std::vector<HomeCopy> copies;
+  std::vector<std::string> soft_agent_dirs;  // soft jail: agent directories linked into HOME
+  std::vector<std::string> dropped_env;  // names only
+  std::vector<std::string> masked;       // paths hidden in the project and on system paths
+  std::vector<std::string> notes;        // what is not enforced, and why
+  std::vector<std::string> exec_allowed; // shell off: the only files that may be executed
+  bool dry_run = false;
+  std::optional<presets::Level> required;  // --require / the profile file's `require`
+  std::string profile_origin;              // the profile file used, if any
+  struct NetRules {
+    std::vector<std::string> allow, deny;  // as written (the network layer parses them)
+  } net_rules;
+};
+
+// What the host can do, found by the caller (app, from the engine's probes): the front end
+// only decides with it.
+struct HostFacts {
+  int landlock_abi = 0;  // 0: no Landlock
+};
+
+// Resolve preset, profile file and options into a plan. Nothing on the host changes.
+base::Result<RunPlan> plan_run(const RunOptions& opts, const HostFacts& host);
+
+// The throwaway HOME: a fresh 0700 directory (under $XDG_RUNTIME_DIR/ringfence or
+// /tmp/ringfence-UID), the agent's copied files in it; sets plan.home_host and the HOME bind.
+base::Status prepare_home(RunPlan& plan);
+// After the run: copy changed agent files back, then remove the directory (unless kept).
+base::Status finish_home(const RunPlan& plan);
+
+// The dry run's text: settings, level, mounts, environment names, seccomp profile, notes.
+std::string describe_plan(const RunPlan& plan);
+
+}  // namespace rf::cli

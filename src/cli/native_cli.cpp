@@ -1,0 +1,140 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
+// The native command line: one CLI11 app with a subcommand per tool. CLI11 reports errors by
+// throwing; this file is the edge where they become Results.
+#include <CLI/CLI.hpp>
+
+#include <algorithm>
+
+#include "ringfence/cli/native.hpp"
+
+namespace rf::cli {
+namespace {
+
+const char* const kOnOff = "on|off";
+
+void add_policy(CLI::App& app, NativeCommand& out) {
+  auto* policy = app.add_subcommand("policy", "Inspect and compile seccomp policies");
+  policy->require_subcommand(1);
+  auto& p = out.policy;
+  auto* list = policy->add_subcommand("list", "List the built-in profiles");
+  list->callback([&p] { p.op = PolicyCommand::Op::List; });
+  auto* check = policy->add_subcommand("check", "Parse and compile a profile or policy file; report errors");
+  check->add_option("target", p.target, "Profile name or policy file")->required();
+  check->callback([&p] { p.op = PolicyCommand::Op::Check; });
+  auto* show = policy->add_subcommand("show", "Print the resolved rule of every syscall");
+  show->add_option("target", p.target, "Profile name or policy file")->required();
+  show->add_flag("--pfc", p.pseudo_code, "Print libseccomp's pseudo filter code instead");
+  show->callback([&p] { p.op = PolicyCommand::Op::Show; });
+  auto* compile = policy->add_subcommand(
+      "compile", "Write the raw BPF program (one, for bwrap's --seccomp) of a profile");
+  compile->add_option("target", p.target, "Profile name or policy file")->required();
+  compile->add_option("-o,--output", p.output, "Output file ('-' for stdout)")->required();
+  compile->callback([&p] { p.op = PolicyCommand::Op::Compile; });
+  policy->callback([&out] { out.kind = NativeCommand::Kind::Policy; });
+}
+
+void add_preset(CLI::App& app, NativeCommand& out) {
+  auto* preset = app.add_subcommand("preset", "List the presets or show one");
+  preset->require_subcommand(1);
+  auto& p = out.preset;
+  preset->add_subcommand("list", "List the presets")->callback([&p] { p.op = PresetCommand::Op::List; });
+  auto* show = preset->add_subcommand("show", "Show what a preset sets");
+  show->add_option("name", p.name, "trusted | balanced | hardened | read-only")->required();
+  show->callback([&p] { p.op = PresetCommand::Op::Show; });
+  preset->callback([&out] { out.kind = NativeCommand::Kind::Preset; });
+}
+
+template <typename T>
+CLI::Option* opt(CLI::App* app, const std::string& name, std::optional<T>& dest, const std::string& help) {
+  return app->add_option_function<T>(name, [&dest](const T& v) { dest = v; }, help);
+}
+
+void add_run(CLI::App& app, NativeCommand& out) {
+  auto* run = app.add_subcommand("run", "Run COMMAND confined to a project folder");
+  auto& r = out.run;
+  opt(run, "--preset", r.preset, "trusted | balanced (default) | hardened | read-only");
+  opt(run, "--agent", r.agent, "Agent profile: claude, codex, gemini, cursor, cline, generic, auto");
+  opt(run, "--project", r.project, "The writable project folder (default: the current folder)");
+  run->add_flag("--workspace", r.workspace, "Also show the project at /workspace");
+  opt(run, "--network", r.network, "Network: off (loopback only) or on (connect policy)")->type_name(kOnOff);
+  opt(run, "--edits", r.edits, "off: the project is read-only")->type_name(kOnOff);
+  opt(run, "--shell", r.shell, "off: only COMMAND (and its interpreter) may be executed")->type_name(kOnOff);
+  opt(run, "--web-search", r.web_search, "Recorded for the host; web search runs outside")->type_name(kOnOff);
+  opt(run, "--fs-jail", r.fs_jail, "off: no filesystem jail (env scrub and HOME redirect only)")->type_name(kOnOff);
+  run->add_option("--bind", r.binds, "Bind SRC (at DST) read-write; repeatable")->type_name("SRC[:DST]");
+  run->add_option("--ro-bind", r.ro_binds, "Bind SRC (at DST) read-only; repeatable")->type_name("SRC[:DST]");
+  run->add_option("--mask", r.masks, "Hide PATH or GLOB inside the project; repeatable")->type_name("PATH|GLOB");
+  run->add_option("--env", r.env, "Pass K from the host, or set K=V; repeatable")->type_name("K[=V]");
+  opt(run, "--timeout", r.timeout, "Kill the whole sandbox after SECONDS")->type_name("SECONDS");
+  opt(run, "--limit", r.limits, "memory=SIZE,pids=N,nofile=N,cpu=N")->type_name("LIMITS");
+  run->add_flag("--keep-home", r.keep_home, "Keep the throwaway HOME and print where it is");
+  opt(run, "--profile", r.profile, "Profile file (TOML); default: ~/.config/ringfence/profile.toml");
+  run->add_flag("--no-profile", r.no_profile, "Ignore the per-user default profile file");
+  run->add_flag("--dry-run", r.dry_run, "Print the resolved sandbox and exit");
+  opt(run, "--seccomp", r.seccomp, "Seccomp policy: a profile name or a policy file");
+  opt(run, "--require", r.require, "Refuse to run below this level: kernel | landlock | soft");
+  run->add_flag("--allow-unsandboxed", r.allow_unsandboxed, "Run even when no protection is possible");
+  run->add_flag("--new-session", r.new_session, "Start COMMAND in a new session (setsid)");
+  // Everything from the first word that is not an option on belongs to COMMAND.
+  run->prefix_command();
+  run->callback([&out, run] {
+    out.kind = NativeCommand::Kind::Run;
+    out.run.command = run->remaining();
+    if (!out.run.command.empty() && out.run.command.front() == "--") out.run.command.erase(out.run.command.begin());
+  });
+}
+
+void check_run(const RunOptions& r) {
+  if (r.command.empty()) throw CLI::ValidationError("run", "COMMAND is missing (ringfence run [OPTIONS] -- COMMAND [ARGS...])");
+  for (const auto* v : {&r.network, &r.edits, &r.shell, &r.web_search, &r.fs_jail})
+    if (*v && **v != "on" && **v != "off")
+      throw CLI::ValidationError("run", "expected on or off, got '" + **v + "'");
+  if (r.timeout && !(*r.timeout > 0)) throw CLI::ValidationError("--timeout", "must be a positive number of seconds");
+  if (r.require && *r.require != "kernel" && *r.require != "landlock" && *r.require != "soft")
+    throw CLI::ValidationError("--require", "expected kernel, landlock or soft, got '" + *r.require + "'");
+}
+
+}  // namespace
+
+base::Result<NativeCommand> parse_native(const std::vector<std::string>& args) {
+  NativeCommand out;
+  CLI::App app{"ringfence: a Linux sandbox for coding agents and CI jobs, and a drop-in bwrap", "ringfence"};
+  app.require_subcommand(1);
+  app.set_help_all_flag("--help-all", "Show the help of every subcommand");
+  add_run(app, out);
+  add_policy(app, out);
+  add_preset(app, out);
+  // `run ... -- COMMAND`: the words after the first "--" are the command, whatever they look like.
+  std::vector<std::string> words = args;
+  std::vector<std::string> command;
+  if (!words.empty() && words.front() == "run") {
+    auto dd = std::find(words.begin(), words.end(), "--");
+    if (dd != words.end()) {
+      command.assign(dd + 1, words.end());
+      words.erase(dd, words.end());
+    }
+  }
+  try {
+    std::vector<std::string> rev(words.rbegin(), words.rend());  // CLI11 takes them reversed
+    app.parse(rev);
+    if (out.kind == NativeCommand::Kind::Run && !command.empty()) {
+      if (!out.run.command.empty())
+        throw CLI::ValidationError("run", "COMMAND given both before and after --: " + out.run.command.front());
+      out.run.command = command;
+    }
+    if (out.kind == NativeCommand::Kind::Run) check_run(out.run);
+  } catch (const CLI::CallForHelp&) {
+    out.kind = NativeCommand::Kind::Help;
+    const CLI::App* sub = &app;
+    while (!sub->get_subcommands().empty()) sub = sub->get_subcommands().front();
+    out.text = sub->help();
+  } catch (const CLI::CallForAllHelp&) {
+    out.kind = NativeCommand::Kind::Help;
+    out.text = app.help("", CLI::AppFormatMode::All);
+  } catch (const CLI::ParseError& e) {
+    return base::make_error(e.what(), 0);
+  }
+  return out;
+}
+
+}  // namespace rf::cli

@@ -1,0 +1,284 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
+// plan_run: the kernel-level jail of `ringfence run` as a Spec. A tmpfs root with read-only
+// system directories (host secrets covered), the project read-write at its own path, a
+// throwaway HOME holding only the agent's files, private /tmp, new /proc, minimal /dev.
+#include "ringfence/cli/native_run.hpp"
+
+#include <fcntl.h>
+#include <glob.h>
+#include <pwd.h>
+#include <sys/mman.h>
+#include <sys/resource.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <climits>
+#include <cstdlib>
+
+#include "ringfence/base/paths.hpp"
+#include "ringfence/cli/profile_file.hpp"
+#include "ringfence/spec/describe.hpp"
+#include "ringfence/policy/merge.hpp"
+#include "ringfence/policy/policy.hpp"
+#include "exec_resolve.hpp"
+#include "run_fs.hpp"
+
+extern char** environ;
+
+namespace rf::cli {
+namespace {
+
+using base::Error;
+using base::Result;
+using base::Status;
+using spec::FsOp;
+using spec::OpKind;
+
+Result<presets::Toggles> toggles_from(const RunOptions& o) {
+  presets::Toggles t;
+  auto on = [](const std::optional<std::string>& v) -> std::optional<bool> {
+    if (!v) return std::nullopt;
+    return *v == "on";
+  };
+  t.network = on(o.network);
+  t.edits = on(o.edits);
+  t.shell = on(o.shell);
+  t.web_search = on(o.web_search);
+  t.fs_jail = on(o.fs_jail);
+  if (o.new_session) t.new_session = true;
+  if (o.keep_home) t.keep_home = true;
+  if (o.timeout) t.timeout = static_cast<std::uint64_t>(*o.timeout + 0.999);
+  if (o.limits) {
+    auto l = presets::parse_limits(*o.limits);
+    if (!l) return Error(0, "--limit: " + l.error().message());
+    t.limits = *l;
+  }
+  return t;
+}
+
+Result<std::string> real_dir(const std::string& path, const char* what) {
+  char buf[PATH_MAX];
+  if (::realpath(path.c_str(), buf) == nullptr) return base::errno_error(std::string(what) + " " + path);
+  struct stat st {};
+  if (::stat(buf, &st) != 0 || !S_ISDIR(st.st_mode))
+    return Error(ENOTDIR, std::string(what) + " " + path + " is not a directory");
+  return std::string(buf);
+}
+
+std::string home_of_caller() {
+  if (const char* h = ::getenv("HOME"); h && *h == '/') return base::normalize(h);
+  if (passwd* pw = ::getpwuid(::getuid()); pw && pw->pw_dir && *pw->pw_dir == '/') return pw->pw_dir;
+  return "/home/sandbox";
+}
+
+// The seccomp profile, compiled here in the launcher, before any sandbox exists.
+Status add_seccomp(RunPlan& plan, const std::string& name) {
+  auto loaded = policy::load(name);
+  if (!loaded) return Error(loaded.error().code(), "seccomp policy: " + loaded.error().message());
+  auto programs = policy::compile(*loaded);
+  if (!programs) return Error(programs.error().code(), "seccomp policy " + name + ": " + programs.error().message());
+  auto merged = policy::merge_programs(*programs);
+  if (!merged) return Error(merged.error().code(), "seccomp policy " + name + ": " + merged.error().message());
+  plan.spec.seccomp.push_back({merged->bytes});
+  return {};
+}
+
+void add_limits(RunPlan& plan) {
+  const presets::Limits& l = plan.settings.limits;
+  auto& out = plan.spec.supervision.rlimits;
+  auto add = [&out](int res, const std::optional<std::uint64_t>& v) {
+    if (v && *v != presets::kUnlimited) out.push_back({res, *v});
+  };
+  add(RLIMIT_NOFILE, l.nofile);
+  add(RLIMIT_NPROC, l.pids);
+  add(RLIMIT_CORE, l.core);
+  add(RLIMIT_FSIZE, l.fsize);
+  if (l.memory && *l.memory != presets::kUnlimited)
+    plan.notes.push_back("memory limit: not enforced (needs a delegated cgroup v2, not used yet)");
+  if (l.cpu_milli && *l.cpu_milli != 0)
+    plan.notes.push_back("cpu limit: not enforced (needs a delegated cgroup v2, not used yet)");
+  if (l.pids) plan.notes.push_back("pids limit: applied as RLIMIT_NPROC (per user, not per sandbox)");
+}
+
+Status build_kernel_jail(RunPlan& plan, const RunOptions& opts, const presets::AgentProfile& agent) {
+  spec::Spec& s = plan.spec;
+  s.ns.user = s.ns.pid = s.ns.ipc = s.ns.uts = true;
+  s.ns.cgroup_try = true;
+  s.ns.net = !plan.settings.network;
+  s.cap_ops.push_back({false, -1});  // the command gets no capability, even as root
+  RF_TRY(add_system_dirs(plan));
+  RF_TRY(add_home(plan, agent));
+  RF_TRY(add_project(plan, opts));
+  RF_TRY(add_extra_binds(plan, opts));
+  RF_TRY(add_project_masks(plan, opts));
+  if (plan.settings.network)
+    plan.notes.push_back("network on: the host's network; the connect policy (metadata floor) is not enforced "
+                         "by this version");
+  return {};
+}
+
+// Shell off: Landlock's execute right limited to the command and its interpreters.
+Status restrict_shell(RunPlan& plan, const HostFacts& host) {
+  if (plan.settings.shell) return {};
+  if (host.landlock_abi < 1) {
+    plan.notes.push_back("shell off: not enforced (this kernel has no Landlock): any program may be executed");
+    return {};
+  }
+  std::string path = "/usr/local/bin:/usr/bin:/bin";
+  for (const auto& e : plan.spec.env_ops)
+    if (e.kind == spec::EnvOp::Kind::Set && e.name == "PATH") path = e.value;
+  RF_TRY_ASSIGN(files, executables_for(plan.spec.argv.front(), path));
+  plan.spec.restrict_exec = true;
+  plan.spec.exec_allow = files;
+  plan.exec_allowed = files;
+  return {};
+}
+
+// The profile file: --profile FILE, else the per-user default when it exists (--no-profile: none).
+Result<std::optional<Profile>> read_profile(const RunOptions& opts) {
+  std::optional<std::string> path = opts.profile;
+  if (!path && !opts.no_profile) {
+    path = default_profile_path();
+    if (path && ::access(path->c_str(), F_OK) != 0) path.reset();
+  }
+  if (!path) return std::optional<Profile>();
+  RF_TRY_ASSIGN(profile, load_profile(*path));
+  return std::optional<Profile>(std::move(profile));
+}
+
+// The command line over the profile file: single values replace, lists add up.
+RunOptions with_profile(RunOptions o, const Profile& p, const std::string& home) {
+  if (!o.preset && p.preset) o.preset = presets::preset(*p.preset).id;
+  if (!o.agent && p.agent) o.agent = p.agent;
+  if (!o.project && p.project) o.project = p.project;
+  if (!o.require && p.require) o.require = std::string(presets::level_name(*p.require));
+  auto binds = [&home](const std::vector<BindSpec>& from, std::vector<std::string>& to) {
+    std::vector<std::string> mine;
+    for (const auto& b : from) mine.push_back(expand_home(b.source, home) + ":" + expand_home(b.dest, home));
+    to.insert(to.begin(), mine.begin(), mine.end());
+  };
+  binds(p.bind, o.binds);
+  binds(p.ro_bind, o.ro_binds);
+  o.masks.insert(o.masks.begin(), p.mask.begin(), p.mask.end());
+  std::vector<std::string> env = p.env_pass;
+  for (const auto& [k, v] : p.env_set) env.push_back(k + "=" + v);
+  o.env.insert(o.env.begin(), env.begin(), env.end());
+  return o;
+}
+
+// Nothing on the filesystem is confined: the environment is rebuilt, HOME is a throwaway
+// directory (agent directories linked in, files copied), seccomp and rlimits apply.
+Status build_soft_jail(RunPlan& plan, const RunOptions& opts, const presets::AgentProfile& agent) {
+  plan.spec.soft_jail = true;
+  plan.soft_agent_dirs.clear();
+  if (!opts.binds.empty() || !opts.ro_binds.empty())
+    plan.notes.push_back("--bind/--ro-bind: ignored in the soft jail (every path is reachable anyway)");
+  RF_TRY(add_soft_home(plan, agent));
+  plan.notes.push_back("soft jail: files outside the project are NOT protected (reads by absolute path, writes "
+                       "anywhere the user may write), nor are other processes of the user");
+  plan.notes.push_back("soft jail: the project is not write-protected and masks do not apply");
+  plan.notes.push_back("soft jail: the network is the host's, with no connect policy");
+  return {};
+}
+
+}  // namespace
+
+Result<RunPlan> plan_run(const RunOptions& given, const HostFacts& host) {
+  RunPlan plan;
+  RF_TRY_ASSIGN(profile, read_profile(given));
+  const RunOptions opts = profile ? with_profile(given, *profile, home_of_caller()) : given;
+  plan.dry_run = opts.dry_run;
+  if (profile) plan.profile_origin = profile->origin;
+  presets::Preset preset = presets::default_preset();
+  if (opts.preset) {
+    auto p = presets::preset_by_name(*opts.preset);
+    if (!p) return Error(0, "--preset: " + p.error().message());
+    preset = *p;
+  }
+  RF_TRY_ASSIGN(cli_toggles, toggles_from(opts));
+  presets::Toggles toggles = profile ? presets::merge(profile->toggles, cli_toggles) : cli_toggles;
+  plan.settings = presets::resolve(preset, toggles);
+  if (profile) plan.net_rules = {profile->net_allow, profile->net_deny};
+  if (opts.require) {
+    auto lvl = presets::level_by_name(*opts.require);
+    if (!lvl) return Error(0, "--require: " + lvl.error().message());
+    plan.required = *lvl;
+  }
+  if (opts.seccomp) plan.settings.seccomp = *opts.seccomp;
+  const presets::AgentProfile* agent = &presets::generic_agent();
+  if (opts.agent && *opts.agent == "auto") {
+    agent = &presets::agent_for_command(opts.command);
+  } else if (opts.agent) {
+    auto a = presets::agent_by_name(*opts.agent);
+    if (!a) return Error(0, "--agent: " + a.error().message());
+    for (const auto& known : presets::all_agents())
+      if (known.name == a->name) agent = &known;
+  }
+  plan.agent = agent->name;
+  for (const auto& e : opts.env)
+    if (auto c = presets::check_env_arg(e); !c) return Error(0, "--env: " + c.error().message());
+  auto project = real_dir(opts.project.value_or("."), "project");
+  if (!project) return project.error();
+  plan.project = *project;
+  if (plan.project == "/") return Error(EINVAL, "the project cannot be / (the whole host would be writable)");
+  plan.home_inside = home_of_caller();
+  plan.level = plan.settings.fs_jail == presets::Level::Kernel ? presets::Level::Kernel : presets::Level::Soft;
+
+  spec::Spec& s = plan.spec;
+  s.argv = opts.command;
+  s.bwrap_messages = false;
+  s.inherit_fds = false;
+  s.die_with_parent = true;
+  s.new_session = plan.settings.new_session;
+  s.supervision.forward_signals = true;
+  s.supervision.watch_parent_process = true;
+  if (plan.settings.timeout) s.supervision.timeout_ms = *plan.settings.timeout * 1000;
+  if (plan.level == presets::Level::Kernel) {
+    RF_TRY(build_kernel_jail(plan, opts, *agent));
+  } else {
+    RF_TRY(build_soft_jail(plan, opts, *agent));
+  }
+
+  std::vector<std::string> host_env;
+  for (char** e = environ; e && *e; ++e) host_env.emplace_back(*e);
+  plan.dropped_env = presets::dropped_variables(host_env, *agent, opts.env);
+  s.env_ops.push_back({spec::EnvOp::Kind::Clear, "", ""});
+  for (const auto& kv : presets::build_environment(host_env, *agent, opts.env, plan.home_inside)) {
+    auto eq = kv.find('=');
+    s.env_ops.push_back({spec::EnvOp::Kind::Set, kv.substr(0, eq), kv.substr(eq + 1)});
+  }
+  // The caller's directory when it is inside the project, else the project itself.
+  char cwd[PATH_MAX];
+  std::string here = ::getcwd(cwd, sizeof cwd) ? cwd : "";
+  s.chdir = base::is_under(here, plan.project) ? here : plan.project;
+  add_limits(plan);
+  RF_TRY(restrict_shell(plan, host));
+  RF_TRY(add_seccomp(plan, plan.settings.seccomp));
+  return plan;
+}
+
+std::string describe_plan(const RunPlan& plan) {
+  std::string out;
+  auto line = [&out](const std::string& s) { out += s + "\n"; };
+  line("level: " + std::string(presets::level_name(plan.level)) +
+       (plan.required ? " (required: " + std::string(presets::level_name(*plan.required)) + ")" : ""));
+  if (!plan.profile_origin.empty()) line("profile file: " + plan.profile_origin);
+  line("agent: " + plan.agent);
+  line("project: " + plan.project + (plan.settings.project_writable ? " (read-write)" : " (read-only)"));
+  line("home: " + plan.home_inside + " (a throwaway directory" +
+       (plan.settings.keep_home ? ", kept)" : ", removed at exit)"));
+  line("network: " + std::string(plan.settings.network ? "on" : "off (loopback only)"));
+  line("seccomp: " + plan.settings.seccomp);
+  out += presets::describe(plan.settings);
+  for (const auto& m : plan.masked) line("masked: " + m);
+  for (const auto& c : plan.copies) line("copied into home: " + c.host + (c.copy_back ? " (and back)" : ""));
+  for (const auto& n : plan.dropped_env) line("environment dropped: " + n);
+  for (const auto& f : plan.exec_allowed) line("may execute: " + f);
+  for (const auto& n : plan.notes) line("not enforced: " + n);
+  line("sandbox:");
+  std::string spec_text = spec::describe(plan.spec);
+  out += spec_text;
+  return out;
+}
+
+}  // namespace rf::cli

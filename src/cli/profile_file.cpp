@@ -1,0 +1,384 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
+// The profile file: TOML read with toml++ (header-only, no exceptions) into a plain Profile;
+// every key and value is checked, and a problem is reported at its line and column.
+#define TOML_EXCEPTIONS 0
+#define TOML_HEADER_ONLY 1
+#define TOML_ENABLE_FORMATTERS 0
+#include <fcntl.h>
+#include <sys/stat.h>
+
+#include <charconv>
+#include <cstdlib>
+
+#include <toml++/toml.h>
+
+#include "ringfence/base/paths.hpp"
+#include "ringfence/base/strings.hpp"
+#include "ringfence/base/sys.hpp"
+#include "ringfence/cli/profile_file.hpp"
+
+namespace rf::cli {
+
+namespace {
+
+constexpr off_t kMaxProfileSize = 1 << 20;
+constexpr std::string_view kTopKeys =
+    "preset, agent, project, require, toggles, filesystem, env, network, limits";
+
+// Collects problems; the one reported is the first in the file (tables iterate by key order).
+class Checker {
+public:
+  explicit Checker(std::string_view origin) : origin_(origin) {}
+
+  void fail(const toml::source_region& where, std::string message) {
+    auto pos = std::make_pair(where.begin.line, where.begin.column);
+    if (error_ && error_->first <= pos) return;
+    error_ = std::make_pair(pos, std::move(message));
+  }
+  [[nodiscard]] std::optional<base::Error> error() const {
+    if (!error_) return std::nullopt;
+    auto [pos, message] = *error_;
+    return base::make_error(origin_ + ":" + std::to_string(pos.first) + ":" + std::to_string(pos.second) +
+                            ": " + message);
+  }
+
+private:
+  std::string origin_;
+  std::optional<std::pair<std::pair<toml::source_index, toml::source_index>, std::string>> error_;
+};
+
+std::string type_name(const toml::node& n) {
+  switch (n.type()) {
+    case toml::node_type::table: return "a table";
+    case toml::node_type::array: return "an array";
+    case toml::node_type::string: return "a string";
+    case toml::node_type::integer: return "an integer";
+    case toml::node_type::floating_point: return "a float";
+    case toml::node_type::boolean: return "a boolean";
+    case toml::node_type::date: return "a date";
+    case toml::node_type::time: return "a time";
+    case toml::node_type::date_time: return "a date-time";
+    case toml::node_type::none: break;
+  }
+  return "nothing";
+}
+
+// "a string" for wrong types; the value itself for a string that is wrong.
+std::string shown(const toml::node& n) {
+  if (const auto* s = n.as_string()) return "\"" + s->get() + "\"";
+  return type_name(n);
+}
+
+std::string quoted(std::string_view s) { return "\"" + std::string(s) + "\""; }
+
+const toml::table* table_of(Checker& c, const toml::node& n, std::string_view what) {
+  if (const auto* t = n.as_table()) return t;
+  c.fail(n.source(), "[" + std::string(what) + "] must be a table, not " + type_name(n));
+  return nullptr;
+}
+
+std::optional<std::string> string_of(Checker& c, const toml::node& n, std::string_view what) {
+  if (const auto* s = n.as_string()) return s->get();
+  c.fail(n.source(), quoted(what) + " must be a string, not " + type_name(n));
+  return std::nullopt;
+}
+
+// "on"/"off" or true/false.
+std::optional<bool> switch_of(Checker& c, const toml::node& n, std::string_view what) {
+  if (const auto* b = n.as_boolean()) return b->get();
+  if (const auto* s = n.as_string()) {
+    if (s->get() == "on") return true;
+    if (s->get() == "off") return false;
+  }
+  c.fail(n.source(), quoted(what) + " must be \"on\" or \"off\" (or true/false), not " + shown(n));
+  return std::nullopt;
+}
+
+// An array of strings; each element is handed to `each` with its node.
+template <typename Each>
+void strings_of(Checker& c, const toml::node& n, std::string_view what, Each each) {
+  const auto* arr = n.as_array();
+  if (arr == nullptr) {
+    c.fail(n.source(), quoted(what) + " must be an array of strings, not " + type_name(n));
+    return;
+  }
+  for (const toml::node& el : *arr) {
+    if (const auto* s = el.as_string()) {
+      each(s->get(), el);
+    } else {
+      c.fail(el.source(), quoted(what) + " entries must be strings, not " + type_name(el));
+    }
+  }
+}
+
+void unknown_key(Checker& c, const toml::key& k, std::string_view table, std::string_view valid) {
+  std::string msg = "unknown key " + quoted(k.str());
+  if (!table.empty()) msg += " in [" + std::string(table) + "]";
+  msg += " (valid: " + std::string(valid) + ")";
+  bool top = k.str() == "preset" || k.str() == "agent" || k.str() == "project" || k.str() == "require";
+  if (!table.empty() && top) msg += "; top-level keys go before the first [table]";
+  c.fail(k.source(), std::move(msg));
+}
+
+bool home_or_absolute(std::string_view p) { return p.starts_with("/") || p.starts_with("~/"); }
+
+bool has_dot_components(std::string_view p) {
+  for (const auto& part : base::split(p, '/')) {
+    if (part == "." || part == "..") return true;
+  }
+  return false;
+}
+
+// The sections. Each checks its own keys; a key it does not know is an error.
+
+void read_toggles(Checker& c, const toml::table& t, presets::Toggles& out) {
+  static constexpr std::string_view kValid =
+      "fs_jail, network, edits, shell, web_search, new_session, timeout, keep_home";
+  for (const auto& [k, v] : t) {
+    std::string what = "toggles." + std::string(k.str());
+    std::optional<bool>* field = nullptr;
+    if (k == "fs_jail") field = &out.fs_jail;
+    if (k == "network") field = &out.network;
+    if (k == "edits") field = &out.edits;
+    if (k == "shell") field = &out.shell;
+    if (k == "web_search") field = &out.web_search;
+    if (k == "new_session") field = &out.new_session;
+    if (k == "keep_home") field = &out.keep_home;
+    if (field != nullptr) {
+      *field = switch_of(c, v, what);
+    } else if (k == "timeout") {
+      const auto* i = v.as_integer();
+      if (i != nullptr && i->get() > 0) {
+        out.timeout = static_cast<std::uint64_t>(i->get());
+      } else {
+        c.fail(v.source(), quoted(what) + " must be a positive whole number of seconds, not " +
+                               (i != nullptr ? std::to_string(i->get()) : type_name(v)));
+      }
+    } else {
+      unknown_key(c, k, "toggles", kValid);
+    }
+  }
+}
+
+// A limit's text as set_limit takes it: strings as written, numbers in decimal.
+std::optional<std::string> limit_text(const toml::node& n) {
+  if (const auto* s = n.as_string()) return s->get();
+  if (const auto* i = n.as_integer()) return std::to_string(i->get());
+  if (const auto* f = n.as_floating_point()) {
+    char buf[64];
+    auto [end, ec] = std::to_chars(buf, buf + sizeof buf, f->get());
+    if (ec == std::errc()) return std::string(buf, end);
+  }
+  return std::nullopt;
+}
+
+void read_limits(Checker& c, const toml::table& t, presets::Limits& out) {
+  for (const auto& [k, v] : t) {
+    if (!presets::is_limit_name(k.str())) {
+      unknown_key(c, k, "limits", presets::limit_names());
+      continue;
+    }
+    auto text = limit_text(v);
+    if (!text) {
+      c.fail(v.source(), quoted("limits." + std::string(k.str())) +
+                             " must be a number or a string such as \"2G\", not " + type_name(v));
+      continue;
+    }
+    if (auto r = presets::set_limit(out, k.str(), *text); !r) c.fail(v.source(), r.error().message());
+  }
+}
+
+void read_filesystem(Checker& c, const toml::table& t, Profile& out) {
+  for (const auto& [k, v] : t) {
+    std::string what = "filesystem." + std::string(k.str());
+    if (k == "bind" || k == "ro_bind") {
+      auto& list = k == "bind" ? out.bind : out.ro_bind;
+      strings_of(c, v, what, [&](const std::string& s, const toml::node& el) {
+        auto b = parse_bind_spec(s);
+        if (b) {
+          list.push_back(*b);
+        } else {
+          c.fail(el.source(), quoted(what) + " entry " + quoted(s) + ": " + b.error().message());
+        }
+      });
+    } else if (k == "mask") {
+      strings_of(c, v, what, [&](const std::string& s, const toml::node& el) {
+        auto ok = presets::check_mask_pattern(s);
+        if (ok) {
+          out.mask.push_back(s);
+        } else {
+          c.fail(el.source(), quoted(what) + ": " + ok.error().message());
+        }
+      });
+    } else {
+      unknown_key(c, k, "filesystem", "bind, ro_bind, mask");
+    }
+  }
+}
+
+// An environment name from the file: valid, and not HOME (always the sandbox's home).
+bool env_name_ok(Checker& c, std::string_view name, const toml::source_region& where, std::string_view what) {
+  if (!presets::valid_env_name(name)) {
+    c.fail(where, quoted(what) + ": " + quoted(name) + " is not a variable name (letters, digits, _)");
+    return false;
+  }
+  if (name == "HOME") {
+    c.fail(where, quoted(what) + ": HOME is always the sandbox's home directory");
+    return false;
+  }
+  return true;
+}
+
+void read_env(Checker& c, const toml::table& t, Profile& out) {
+  for (const auto& [k, v] : t) {
+    std::string what = "env." + std::string(k.str());
+    if (k == "pass") {
+      strings_of(c, v, what, [&](const std::string& s, const toml::node& el) {
+        if (env_name_ok(c, s, el.source(), what)) out.env_pass.push_back(s);
+      });
+    } else if (k == "set") {
+      const toml::table* set = table_of(c, v, what);
+      if (set == nullptr) continue;
+      for (const auto& [name, value] : *set) {
+        if (!env_name_ok(c, name.str(), name.source(), what)) continue;
+        // The value is not shown: it may be a secret.
+        if (const auto* s = value.as_string()) {
+          out.env_set.emplace_back(std::string(name.str()), s->get());
+        } else {
+          c.fail(value.source(),
+                 quoted(what + "." + std::string(name.str())) + " must be a string, not " + type_name(value));
+        }
+      }
+    } else {
+      unknown_key(c, k, "env", "pass, set");
+    }
+  }
+}
+
+void read_network(Checker& c, const toml::table& t, Profile& out) {
+  for (const auto& [k, v] : t) {
+    std::string what = "network." + std::string(k.str());
+    if (k == "allow" || k == "deny") {
+      auto& list = k == "allow" ? out.net_allow : out.net_deny;
+      strings_of(c, v, what, [&](const std::string& s, const toml::node& el) {
+        if (s.empty()) {
+          c.fail(el.source(), quoted(what) + ": empty rule");
+        } else {
+          list.push_back(s);
+        }
+      });
+    } else {
+      unknown_key(c, k, "network", "allow, deny");
+    }
+  }
+}
+
+void read_scalar(Checker& c, std::string_view key, const toml::node& v, Profile& out) {
+  auto s = string_of(c, v, key);
+  if (!s) return;
+  if (key == "preset") {
+    auto p = presets::preset_by_name(*s);
+    if (p) {
+      out.preset = p->name;
+    } else {
+      c.fail(v.source(), p.error().message());
+    }
+  } else if (key == "agent") {
+    auto a = presets::agent_by_name(*s);
+    if (*s == "auto" || a) {
+      out.agent = *s;
+    } else {
+      c.fail(v.source(), a.error().message());
+    }
+  } else if (key == "require") {
+    auto l = presets::level_by_name(*s);
+    if (l) {
+      out.require = *l;
+    } else {
+      c.fail(v.source(), l.error().message());
+    }
+  } else if (!home_or_absolute(*s) || has_dot_components(*s)) {
+    c.fail(v.source(), "\"project\" must be an absolute path or start with ~/ (no . or .. in it)");
+  } else {
+    out.project = *s;
+  }
+}
+
+void read_top(Checker& c, const toml::key& k, const toml::node& v, Profile& out) {
+  std::string_view key = k.str();
+  if (key == "preset" || key == "agent" || key == "project" || key == "require") {
+    return read_scalar(c, key, v, out);
+  }
+  if (key != "toggles" && key != "limits" && key != "filesystem" && key != "env" && key != "network") {
+    return unknown_key(c, k, "", kTopKeys);
+  }
+  const toml::table* t = table_of(c, v, key);
+  if (t == nullptr) return;
+  if (key == "toggles") read_toggles(c, *t, out.toggles);
+  if (key == "limits") read_limits(c, *t, out.toggles.limits);
+  if (key == "filesystem") read_filesystem(c, *t, out);
+  if (key == "env") read_env(c, *t, out);
+  if (key == "network") read_network(c, *t, out);
+}
+
+}  // namespace
+
+base::Result<BindSpec> parse_bind_spec(std::string_view text) {
+  size_t colon = text.find(':');
+  BindSpec b{std::string(text.substr(0, colon)),
+             std::string(colon == std::string_view::npos ? text : text.substr(colon + 1))};
+  for (const std::string* p : {&b.source, &b.dest}) {
+    if (p->empty()) return base::make_error("expected SRC[:DST] with non-empty paths");
+    if (!home_or_absolute(*p)) return base::make_error(quoted(*p) + " must be absolute or start with ~/");
+    if (has_dot_components(*p)) return base::make_error(quoted(*p) + ": \".\" and \"..\" are not allowed");
+  }
+  return b;
+}
+
+base::Result<Profile> parse_profile(std::string_view text, std::string_view origin) {
+  Profile out;
+  out.origin = std::string(origin);
+  toml::parse_result parsed = toml::parse(text, origin);
+  if (!parsed) {
+    const toml::parse_error& e = parsed.error();
+    return base::make_error(out.origin + ":" + std::to_string(e.source().begin.line) + ":" +
+                            std::to_string(e.source().begin.column) + ": " + std::string(e.description()));
+  }
+  Checker c(origin);
+  for (const auto& [k, v] : parsed.table()) read_top(c, k, v, out);
+  if (auto e = c.error()) return *e;
+  return out;
+}
+
+base::Result<Profile> load_profile(const std::string& path) {
+  // O_NONBLOCK: a FIFO must not hang the open; it is refused below.
+  auto fd = base::open_fd(path, O_RDONLY | O_NONBLOCK);
+  if (!fd) return base::Error(fd.error().code(), "profile " + path + ": can't open");
+  struct stat st {};
+  if (::fstat(fd->get(), &st) != 0) return base::errno_error("profile " + path + ": fstat");
+  if (!S_ISREG(st.st_mode)) return base::make_error("profile " + path + ": not a regular file");
+  if (st.st_size > kMaxProfileSize) return base::make_error("profile " + path + ": larger than 1 MiB");
+  auto text = base::read_all(fd->get());
+  if (!text) return std::move(text.error()).context("profile " + path);
+  return parse_profile(*text, path);
+}
+
+std::string expand_home(std::string_view path, std::string_view home) {
+  if (!path.starts_with("~/")) return std::string(path);
+  return base::join(home, path.substr(2));
+}
+
+std::optional<std::string> default_profile_path(const char* xdg_config_home, const char* home) {
+  // The XDG base directory rules: a relative value is ignored.
+  if (xdg_config_home != nullptr && xdg_config_home[0] == '/') {
+    return base::join(xdg_config_home, "ringfence/profile.toml");
+  }
+  if (home != nullptr && home[0] == '/') return base::join(home, ".config/ringfence/profile.toml");
+  return std::nullopt;
+}
+
+std::optional<std::string> default_profile_path() {
+  return default_profile_path(std::getenv("XDG_CONFIG_HOME"), std::getenv("HOME"));
+}
+
+}  // namespace rf::cli

@@ -1,0 +1,320 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
+// The filesystem part of `ringfence run`'s plan (system directories, HOME, project, masks) and
+// the host side of the throwaway HOME (make, fill, copy back, remove).
+#include "run_fs.hpp"
+
+#include <dirent.h>
+#include <fcntl.h>
+#include <glob.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <climits>
+#include <cstdlib>
+
+#include "ringfence/base/paths.hpp"
+#include "ringfence/base/sys.hpp"
+#include "ringfence/base/unique_fd.hpp"
+
+namespace rf::cli {
+namespace {
+
+using base::Error;
+using base::Status;
+using spec::FsOp;
+using spec::OpKind;
+
+FsOp op(OpKind kind, std::string source, std::string dest) {
+  FsOp o;
+  o.kind = kind;
+  o.source = std::move(source);
+  o.dest = std::move(dest);
+  return o;
+}
+
+// An empty read-only file over `dest`: the engine copies the (empty) memfd in.
+Status mask_file(RunPlan& plan, const std::string& dest) {
+  int fd = ::memfd_create("rf-mask", MFD_CLOEXEC);
+  if (fd < 0) return base::errno_error("memfd_create");
+  FsOp o = op(OpKind::RoBindData, "", dest);
+  o.fd = fd;
+  o.perms = 0444;
+  plan.spec.fs_ops.push_back(o);
+  return {};
+}
+
+// An empty read-only tmpfs over a directory.
+void mask_dir(RunPlan& plan, const std::string& dest) {
+  FsOp t = op(OpKind::Tmpfs, "", dest);
+  t.perms = 0755;
+  plan.spec.fs_ops.push_back(t);
+  plan.spec.fs_ops.push_back(op(OpKind::RemountRo, "", dest));
+}
+
+Status mask_host_path(RunPlan& plan, const std::string& path) {
+  struct stat st {};
+  if (::lstat(path.c_str(), &st) != 0 || S_ISLNK(st.st_mode)) return {};
+  plan.masked.push_back(path);
+  if (S_ISDIR(st.st_mode)) {
+    mask_dir(plan, path);
+    return {};
+  }
+  return mask_file(plan, path);
+}
+
+// Walk the project for names a mask covers (bounded: a huge tree is not scanned to the end).
+constexpr int kMaxScan = 200000;
+
+Status scan_masks(RunPlan& plan, const std::vector<std::string>& patterns, const std::string& dir,
+                  const std::string& rel, int& budget) {
+  base::UniqueFd fd(::open(dir.c_str(), O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC));
+  if (!fd.valid()) return {};
+  DIR* d = ::fdopendir(fd.release());
+  if (!d) return {};
+  std::vector<std::pair<std::string, bool>> entries;
+  while (dirent* e = ::readdir(d)) {
+    std::string name = e->d_name;
+    if (name == "." || name == "..") continue;
+    if (--budget < 0) break;
+    bool is_dir = e->d_type == DT_DIR;
+    if (e->d_type == DT_UNKNOWN) {
+      struct stat st {};
+      is_dir = ::fstatat(::dirfd(d), e->d_name, &st, AT_SYMLINK_NOFOLLOW) == 0 && S_ISDIR(st.st_mode);
+    }
+    entries.emplace_back(name, is_dir);
+  }
+  ::closedir(d);
+  for (const auto& [name, is_dir] : entries) {
+    std::string r = rel.empty() ? name : rel + "/" + name;
+    bool hit = false;
+    for (const auto& p : patterns) hit = hit || presets::mask_applies(p, r, is_dir);
+    if (hit) {
+      RF_TRY(mask_host_path(plan, dir + "/" + name));
+    } else if (is_dir && budget > 0) {
+      RF_TRY(scan_masks(plan, patterns, dir + "/" + name, r, budget));
+    }
+  }
+  return {};
+}
+
+Status make_dir(const std::string& path, mode_t mode) {
+  if (::mkdir(path.c_str(), mode) != 0 && errno != EEXIST) return base::errno_error("mkdir " + path);
+  struct stat st {};
+  if (::lstat(path.c_str(), &st) != 0 || !S_ISDIR(st.st_mode) || st.st_uid != ::getuid())
+    return Error(EPERM, path + " is not a directory of ours");
+  return {};
+}
+
+Status copy_file(const std::string& from, const std::string& to, mode_t mode) {
+  RF_TRY_ASSIGN(data, base::read_file(from));
+  std::string tmp = to + ".rf-tmp";
+  base::UniqueFd fd(::open(tmp.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_NOFOLLOW | O_CLOEXEC, mode));
+  if (!fd.valid()) return base::errno_error("cannot create " + tmp);
+  if (auto w = base::write_all(fd.get(), data); !w) return Error(w.error().code(), "cannot write " + tmp);
+  if (::rename(tmp.c_str(), to.c_str()) != 0) return base::errno_error("cannot rename " + tmp + " to " + to);
+  return {};
+}
+
+// Remove a tree without following symlinks or leaving the directory's file system.
+void remove_tree_at(int parent, const char* name, dev_t dev) {
+  struct stat st {};
+  if (::fstatat(parent, name, &st, AT_SYMLINK_NOFOLLOW) != 0) return;
+  if (S_ISDIR(st.st_mode) && st.st_dev == dev) {
+    int fd = ::openat(parent, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+    if (fd >= 0) {
+      if (DIR* d = ::fdopendir(fd)) {
+        std::vector<std::string> names;
+        while (dirent* e = ::readdir(d))
+          if (std::string n = e->d_name; n != "." && n != "..") names.push_back(n);
+        for (const auto& n : names) remove_tree_at(::dirfd(d), n.c_str(), dev);
+        ::closedir(d);
+      } else {
+        ::close(fd);
+      }
+    }
+    ::unlinkat(parent, name, AT_REMOVEDIR);
+  } else {
+    ::unlinkat(parent, name, 0);
+  }
+}
+
+}  // namespace
+
+Status add_system_dirs(RunPlan& plan) {
+  auto& ops = plan.spec.fs_ops;
+  ops.push_back(op(OpKind::RoBind, "/usr", "/usr"));
+  for (const char* d : {"/bin", "/sbin", "/lib", "/lib32", "/lib64", "/libx32"}) {
+    struct stat st {};
+    if (::lstat(d, &st) != 0) continue;
+    if (S_ISLNK(st.st_mode)) {
+      char target[PATH_MAX];
+      ssize_t n = ::readlink(d, target, sizeof target - 1);
+      if (n <= 0) return base::errno_error(std::string("readlink ") + d);
+      ops.push_back(op(OpKind::Symlink, std::string(target, static_cast<size_t>(n)), d));
+    } else if (S_ISDIR(st.st_mode)) {
+      ops.push_back(op(OpKind::RoBind, d, d));
+    }
+  }
+  for (const char* d : {"/etc", "/opt", "/nix"}) {
+    FsOp o = op(OpKind::RoBind, d, d);
+    o.allow_missing = true;
+    ops.push_back(o);
+  }
+  // Secrets on those paths: absent in content even though their directory is bound.
+  for (const auto& secret : presets::system_secret_paths()) {
+    glob_t g{};
+    if (::glob(secret.path.c_str(), GLOB_NOSORT, nullptr, &g) == 0)
+      for (size_t i = 0; i < g.gl_pathc; ++i) RF_TRY(mask_host_path(plan, g.gl_pathv[i]));
+    ::globfree(&g);
+  }
+  ops.push_back(op(OpKind::Proc, "", "/proc"));
+  ops.push_back(op(OpKind::Dev, "", "/dev"));
+  for (const char* d : {"/tmp", "/var/tmp", "/run"}) ops.push_back(op(OpKind::Tmpfs, "", d));
+  return {};
+}
+
+Status add_home(RunPlan& plan, const presets::AgentProfile& agent) {
+  const char* real = ::getenv("HOME");
+  std::string real_home = real && *real == '/' ? base::normalize(real) : plan.home_inside;
+  // The throwaway directory is bound here by prepare_home (its path is not known yet); the
+  // agent's directories are bound into it, files are copied.
+  plan.spec.fs_ops.push_back(op(OpKind::Bind, "", plan.home_inside));
+  for (const auto& c : agent.config) {
+    std::string host = real_home + "/" + c.path;
+    struct stat st {};
+    if (::stat(host.c_str(), &st) != 0) {
+      if (c.optional) continue;
+      return base::errno_error("agent " + agent.name + " needs " + host);
+    }
+    std::string inside = plan.home_inside + "/" + c.path;
+    bool rw = c.access == presets::Access::ReadWrite;
+    if (c.transfer == presets::Transfer::Copy && S_ISREG(st.st_mode)) {
+      plan.copies.push_back({host, c.path, rw});
+      continue;
+    }
+    plan.spec.fs_ops.push_back(op(rw ? OpKind::Bind : OpKind::RoBind, host, inside));
+  }
+  return {};
+}
+
+Status add_soft_home(RunPlan& plan, const presets::AgentProfile& agent) {
+  const char* real = ::getenv("HOME");
+  std::string real_home = real && *real == '/' ? base::normalize(real) : plan.home_inside;
+  for (const auto& c : agent.config) {
+    std::string host = real_home + "/" + c.path;
+    struct stat st {};
+    if (::stat(host.c_str(), &st) != 0) {
+      if (c.optional) continue;
+      return base::errno_error("agent " + agent.name + " needs " + host);
+    }
+    if (S_ISDIR(st.st_mode)) {
+      plan.soft_agent_dirs.push_back(c.path);
+    } else {
+      plan.copies.push_back({host, c.path, c.access == presets::Access::ReadWrite});
+    }
+  }
+  return {};
+}
+
+Status add_project(RunPlan& plan, const RunOptions& opts) {
+  auto& ops = plan.spec.fs_ops;
+  const bool rw = plan.settings.project_writable;
+  ops.push_back(op(rw ? OpKind::Bind : OpKind::RoBind, plan.project, plan.project));
+  if (opts.workspace) ops.push_back(op(rw ? OpKind::Bind : OpKind::RoBind, plan.project, "/workspace"));
+  // Git hooks and config run later on the host, outside any sandbox: never writable here.
+  if (rw)
+    for (const char* p : {"/.git/hooks", "/.git/config"}) {
+      FsOp o = op(OpKind::RoBind, plan.project + p, plan.project + p);
+      o.allow_missing = true;
+      ops.push_back(o);
+    }
+  return {};
+}
+
+Status add_extra_binds(RunPlan& plan, const RunOptions& opts) {
+  auto add = [&plan](const std::string& item, OpKind kind) -> Status {
+    auto colon = item.find(':');
+    std::string src = item.substr(0, colon);
+    std::string dst = colon == std::string::npos ? src : item.substr(colon + 1);
+    if (src.empty() || dst.empty() || dst[0] != '/')
+      return Error(EINVAL, "--bind/--ro-bind " + item + ": expected SRC[:DST] with an absolute DST");
+    char buf[PATH_MAX];
+    if (::realpath(src.c_str(), buf) == nullptr) return base::errno_error("bind source " + src);
+    plan.spec.fs_ops.push_back(op(kind, buf, colon == std::string::npos ? std::string(buf) : dst));
+    return {};
+  };
+  for (const auto& b : opts.binds) RF_TRY(add(b, OpKind::Bind));
+  for (const auto& b : opts.ro_binds) RF_TRY(add(b, OpKind::RoBind));
+  return {};
+}
+
+Status add_project_masks(RunPlan& plan, const RunOptions& opts) {
+  std::vector<std::string> patterns;
+  for (const auto& m : presets::default_project_masks()) patterns.push_back(m.pattern);
+  for (const auto& m : opts.masks) {
+    if (auto c = presets::check_mask_pattern(m); !c) return Error(0, "--mask " + m + ": " + c.error().message());
+    patterns.push_back(m);
+  }
+  int budget = kMaxScan;
+  RF_TRY(scan_masks(plan, patterns, plan.project, "", budget));
+  if (budget < 0)
+    plan.notes.push_back("masks: the project has more than " + std::to_string(kMaxScan) +
+                         " entries; only the first were checked");
+  plan.notes.push_back("masks: files matching a mask that are created after the start are not hidden");
+  return {};
+}
+
+Status prepare_home(RunPlan& plan) {
+  std::string base_dir;
+  if (const char* x = ::getenv("XDG_RUNTIME_DIR"); x && *x == '/' && ::access(x, W_OK) == 0) {
+    base_dir = std::string(x) + "/ringfence";
+  } else {
+    base_dir = "/tmp/ringfence-" + std::to_string(::getuid());
+  }
+  RF_TRY(make_dir(base_dir, 0700));
+  std::string tmpl = base_dir + "/home-XXXXXX";
+  if (::mkdtemp(tmpl.data()) == nullptr) return base::errno_error("mkdtemp " + tmpl);
+  plan.home_host = tmpl;
+  for (auto& o : plan.spec.fs_ops)
+    if (o.kind == OpKind::Bind && o.source.empty() && o.dest == plan.home_inside) o.source = plan.home_host;
+  if (plan.spec.soft_jail) {
+    // No mount namespace: HOME is the throwaway directory itself, by its host path.
+    for (auto& e : plan.spec.env_ops)
+      if (e.kind == spec::EnvOp::Kind::Set && e.name == "HOME") e.value = plan.home_host;
+    const char* real = ::getenv("HOME");
+    for (const auto& d : plan.soft_agent_dirs)
+      if (real && ::symlink((std::string(real) + "/" + d).c_str(), (plan.home_host + "/" + d).c_str()) != 0)
+        return base::errno_error("cannot link " + d + " into " + plan.home_host);
+  }
+  for (const auto& c : plan.copies) {
+    std::string to = plan.home_host + "/" + c.inside;
+    for (std::string dir = base::parent(to); dir.size() > plan.home_host.size() && ::access(dir.c_str(), F_OK) != 0;
+         dir = base::parent(dir))
+      ::mkdir(dir.c_str(), 0700);  // single level in practice: agent files sit at the top
+    RF_TRY(copy_file(c.host, to, 0600));
+  }
+  return {};
+}
+
+Status finish_home(const RunPlan& plan) {
+  if (plan.home_host.empty()) return {};
+  Status result;
+  for (const auto& c : plan.copies) {
+    if (!c.copy_back) continue;
+    std::string from = plan.home_host + "/" + c.inside;
+    auto now = base::read_file(from);
+    auto before = base::read_file(c.host);
+    if (now && (!before || *before != *now)) {
+      if (auto s = copy_file(from, c.host, 0600); !s && result) result = s;
+    }
+  }
+  if (!plan.settings.keep_home) {
+    struct stat st {};
+    if (::lstat(plan.home_host.c_str(), &st) == 0) remove_tree_at(AT_FDCWD, plan.home_host.c_str(), st.st_dev);
+  }
+  return result;
+}
+
+}  // namespace rf::cli

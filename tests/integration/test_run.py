@@ -1,0 +1,262 @@
+#!/usr/bin/env python3
+# SPDX-License-Identifier: LGPL-2.1-or-later
+"""`ringfence run` (agent-sandbox.md): the project is the one writable place, the host's home
+and secrets are absent, the environment is rebuilt, masks hide secret names, presets and
+toggles do what they say, the profile file is applied (and its errors point at file:line),
+the timeout and the parent watch leave no process behind, signals reach the command, exit
+codes are distinct. Every case runs as root and as uid 65534."""
+
+import json
+import os
+import shutil
+import signal
+import subprocess
+import sys
+import time
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "helpers"))
+from rftest import SETPRIV, Suite, check, check_eq, fail, kill_pids  # noqa: E402
+
+suite = Suite("integration-run")
+EXIT_BELOW_LEVEL, EXIT_TIMEOUT, EXIT_SETUP, EXIT_USAGE = 123, 124, 125, 2
+
+
+class Env:
+    """A fake host for one case: a home with secrets and agent config, a project with a .env
+    and a .git, owned by the user the case runs as."""
+
+    def __init__(self, ctx):
+        h = ctx.h
+        h._tmp_counter += 1
+        self.base = os.path.join(h.root, f"run{h._tmp_counter}")
+        self.home = os.path.join(self.base, "home")
+        self.project = os.path.join(self.base, "project")
+        for d in (self.home, self.project, os.path.join(self.home, ".ssh"),
+                  os.path.join(self.home, ".claude"), os.path.join(self.project, ".git", "hooks"),
+                  os.path.join(self.project, "src")):
+            os.makedirs(d, exist_ok=True)
+        files = {
+            os.path.join(self.home, ".ssh", "id_rsa"): "HOST-SSH-KEY\n",
+            os.path.join(self.home, "notes.txt"): "HOST-HOME-FILE\n",
+            os.path.join(self.home, ".claude", "settings.json"): '{"x": 1}\n',
+            os.path.join(self.home, ".claude.json"): '{"n": 1}\n',
+            os.path.join(self.project, ".env"): "API_TOKEN=PROJECT-SECRET\n",
+            os.path.join(self.project, "src", "id_rsa"): "NESTED-KEY\n",
+            os.path.join(self.project, "main.c"): "int main(void){return 0;}\n",
+            os.path.join(self.project, ".git", "config"): "[core]\n",
+        }
+        for p, text in files.items():
+            with open(p, "w") as f:
+                f.write(text)
+        uid = 65534 if ctx.user == "unpriv" else 0
+        os.chmod(self.base, 0o755)
+        for root, dirs, fs in os.walk(self.base):
+            for n in dirs + fs:
+                os.lchown(os.path.join(root, n), uid, uid)
+        os.lchown(self.base, uid, uid)
+        self.ctx = ctx
+        self.env = {"PATH": "/usr/bin:/bin", "HOME": self.home, "LANG": "C",
+                    "AWS_SECRET_ACCESS_KEY": "CANARY-AWS", "GITHUB_TOKEN": "CANARY-GH",
+                    "SSH_AUTH_SOCK": "/tmp/canary.sock", "RF_KEEP_ME": "kept",
+                    "ANTHROPIC_API_KEY": "agent-key", "XDG_RUNTIME_DIR": "",
+                    "XDG_CONFIG_HOME": os.path.join(self.base, "config")}
+
+    def run(self, args, timeout=30, env=None, cwd=None):
+        argv = [self.ctx.h.target, "run"] + args
+        full = (SETPRIV if self.ctx.user == "unpriv" else []) + argv
+        e = dict(self.env)
+        e.update(env or {})
+        p = subprocess.run(full, capture_output=True, text=True, timeout=timeout,
+                           cwd=cwd or self.project, env=e)
+        return p
+
+    def sh(self, script, *opts, sh_args=(), **kw):
+        return self.run(list(opts) + ["--", "sh", "-c", script] + list(sh_args), **kw)
+
+
+def throwaway_homes(ctx):
+    uid = 65534 if ctx.user == "unpriv" else 0
+    d = f"/tmp/ringfence-{uid}"
+    return sorted(os.listdir(d)) if os.path.isdir(d) else []
+
+
+@suite.case()
+def project_writable_home_absent(ctx):
+    e = Env(ctx)
+    before = throwaway_homes(ctx)
+    r = e.sh('echo x > out.txt && echo wrote; cat "$0/notes.txt" 2>&1; ls -A "$HOME"; '
+             'echo "HOME=$HOME"; touch /usr/rf-x 2>&1 || echo usr-ro; '
+             'touch "$0/../escape" 2>&1 || echo outside-ro; pwd', sh_args=[e.home])
+    check_eq(r.returncode, 0, f"run exit code: {r.stderr}")
+    out = r.stdout
+    check("wrote" in out, f"the project is writable: {out!r}")
+    with open(os.path.join(e.project, "out.txt")) as f:
+        check_eq(f.read(), "x\n", "the write reached the host project")
+    check("HOST-HOME-FILE" not in out, f"the host's home file is not readable: {out!r}")
+    check(f"HOME={e.home}" in out, f"HOME keeps the caller's path: {out!r}")
+    check("usr-ro" in out, f"/usr is read-only: {out!r}")
+    check(not os.path.exists(os.path.join(e.base, "escape")), "nothing written next to the project")
+    check(out.strip().endswith(e.project), f"cwd is the project: {out!r}")
+    check_eq(throwaway_homes(ctx), before, "the throwaway HOME is removed at exit")
+    check(r.stderr.startswith("ringfence: level kernel"), f"the level line: {r.stderr!r}")
+
+
+@suite.case()
+def secrets_masked(ctx):
+    e = Env(ctx)
+    r = e.sh('cat .env; echo "[$(cat .env | wc -c)]"; cat src/id_rsa; echo "[$(wc -c < src/id_rsa)]"; '
+             'wc -c < /etc/shadow; echo hooks; touch .git/hooks/pre-commit 2>&1 || echo hooks-ro; '
+             'echo y >> .git/config 2>&1 || echo config-ro')
+    out = r.stdout
+    check("PROJECT-SECRET" not in out and "NESTED-KEY" not in out, f"masked files are empty: {out!r}")
+    check("[0]" in out, f"the masks are empty files: {out!r}")
+    check("hooks-ro" in out and "config-ro" in out, f".git/hooks and .git/config are read-only: {out!r}")
+    with open(os.path.join(e.project, ".env")) as f:
+        check_eq(f.read(), "API_TOKEN=PROJECT-SECRET\n", "the host's .env is untouched")
+
+
+@suite.case()
+def environment_rebuilt(ctx):
+    e = Env(ctx)
+    r = e.sh("env", "--env", "RF_KEEP_ME", "--env", "RF_SET=1")
+    names = {line.split("=", 1)[0]: line.split("=", 1)[1] for line in r.stdout.splitlines() if "=" in line}
+    for canary in ("AWS_SECRET_ACCESS_KEY", "GITHUB_TOKEN", "SSH_AUTH_SOCK", "ANTHROPIC_API_KEY",
+                   "XDG_CONFIG_HOME"):
+        check(canary not in names, f"{canary} is dropped (got {sorted(names)})")
+    check_eq(names.get("RF_KEEP_ME"), "kept", "--env NAME passes it")
+    check_eq(names.get("RF_SET"), "1", "--env NAME=VALUE sets it")
+    check("CANARY" not in r.stdout, "no canary value anywhere in the environment")
+    r = e.sh("env", "--agent", "claude")
+    check("ANTHROPIC_API_KEY=agent-key" in r.stdout, f"the agent's own key passes: {r.stdout!r}")
+    check("GITHUB_TOKEN" not in r.stdout, "other credentials still dropped with an agent")
+
+
+@suite.case()
+def agent_config_in_home(ctx):
+    e = Env(ctx)
+    r = e.sh('ls -A "$HOME"; cat "$HOME/.claude/settings.json"; echo "{\\"n\\": 2}" > "$HOME/.claude.json.new" '
+             '&& mv "$HOME/.claude.json.new" "$HOME/.claude.json" && echo renamed; cat "$HOME/.ssh/id_rsa" 2>&1',
+             "--agent", "claude")
+    out = r.stdout
+    check('{"x": 1}' in out, f"the agent's directory is there: {out!r}")
+    check(".ssh" not in out.split("\n")[0:3] and "HOST-SSH-KEY" not in out, f"no ssh keys: {out!r}")
+    check("renamed" in out, f"the agent may replace its own file by rename: {out!r}")
+    with open(os.path.join(e.home, ".claude.json")) as f:
+        check_eq(f.read(), '{"n": 2}\n', "the agent's file was copied back to the host")
+
+
+@suite.case()
+def toggles(ctx):
+    e = Env(ctx)
+    r = e.sh("echo x > f 2>&1 || echo project-ro", "--edits", "off")
+    check("project-ro" in r.stdout, f"--edits off: the project is read-only: {r.stdout!r}")
+    r = e.sh("cat /proc/net/dev | tail -n +3 | cut -d: -f1 | tr -d ' '", "--network", "off")
+    check_eq(r.stdout.split(), ["lo"], "--network off: only lo")
+    r = e.sh("ls / >/dev/null 2>&1; echo ls=$?", "--shell", "off")
+    check("ls=126" in r.stdout, f"--shell off: other programs cannot be executed: {r.stdout!r} {r.stderr!r}")
+    r = e.sh("echo ok", "--shell", "off")
+    check_eq(r.stdout, "ok\n", "--shell off: the command itself runs")
+
+
+@suite.case()
+def presets_and_levels(ctx):
+    e = Env(ctx)
+    r = e.sh('echo "HOME=$HOME"; cat "$0/notes.txt"', "--preset", "trusted", sh_args=[e.home])
+    check(r.stderr.startswith("ringfence: level soft"), f"trusted is the soft jail: {r.stderr!r}")
+    check("HOME=" + e.home not in r.stdout, f"HOME is redirected: {r.stdout!r}")
+    check("HOST-HOME-FILE" in r.stdout, "the soft jail does not hide files (and says so)")
+    r = e.run(["--preset", "trusted", "--require", "kernel", "--", "true"])
+    check_eq(r.returncode, EXIT_BELOW_LEVEL, f"--require above the level: {r.stderr!r}")
+    r = e.run(["--preset", "hardened", "--dry-run", "--", "true"])
+    check_eq(r.returncode, 0, "dry run")
+    for want in ("level: kernel", "network: off", "seccomp: strict", "masked: " + e.project + "/.env",
+                 "environment dropped: AWS_SECRET_ACCESS_KEY"):
+        check(want in r.stdout, f"the dry run shows {want!r}: {r.stdout[:3000]!r}")
+    check("CANARY" not in r.stdout, "the dry run never prints values of dropped variables")
+    r = e.run(["--preset", "nope", "--", "true"])
+    check_eq(r.returncode, EXIT_SETUP, "an unknown preset")
+    check("trusted" in r.stderr and "read-only" in r.stderr, f"the error lists the presets: {r.stderr!r}")
+
+
+@suite.case()
+def profile_file(ctx):
+    e = Env(ctx)
+    path = os.path.join(e.base, "profile.toml")
+    with open(path, "w") as f:
+        f.write('preset = "read-only"\n[filesystem]\nmask = ["main.c"]\n[env]\nset = { RF_FROM_FILE = "yes" }\n')
+    r = e.sh("cat main.c | wc -c; echo x > g 2>&1 || echo ro; echo $RF_FROM_FILE", "--profile", path)
+    check_eq(r.stdout.split(), ["0", "ro", "yes"], f"the profile's preset, mask and env: {r.stderr!r}")
+    r = e.sh("echo x > g && echo rw", "--profile", path, "--edits", "on")
+    check_eq(r.stdout.strip(), "rw", "the command line wins over the profile file")
+    with open(path, "w") as f:
+        f.write('preset = "balanced"\n[toggles]\nnetwork = "maybe"\n')
+    r = e.run(["--profile", path, "--", "true"])
+    check_eq(r.returncode, EXIT_SETUP, "a bad profile file stops the run")
+    check(f"{path}:3:" in r.stderr, f"the error points at file:line: {r.stderr!r}")
+    # the per-user default profile
+    cfg = os.path.join(e.base, "config", "ringfence")
+    os.makedirs(cfg)
+    with open(os.path.join(cfg, "profile.toml"), "w") as f:
+        f.write('[env]\nset = { RF_DEFAULT_PROFILE = "1" }\n')
+    os.chmod(os.path.join(e.base, "config"), 0o755)
+    r = e.sh("echo $RF_DEFAULT_PROFILE")
+    check_eq(r.stdout.strip(), "1", f"the per-user default profile: {r.stderr!r}")
+    r = e.sh("echo ${RF_DEFAULT_PROFILE:-none}", "--no-profile")
+    check_eq(r.stdout.strip(), "none", "--no-profile")
+
+
+def no_survivor(marker):
+    out = subprocess.run(["pgrep", "-f", marker], capture_output=True, text=True).stdout.split()
+    return out
+
+
+@suite.case()
+def lifetime(ctx):
+    e = Env(ctx)
+    mark = f"{ctx.h.token}-bg"
+    t0 = time.monotonic()
+    r = e.sh(f'exec -a {mark} sleep 60 & trap "" TERM; sleep 60', "--timeout", "1")
+    check_eq(r.returncode, EXIT_TIMEOUT, f"timed out: {r.stderr!r}")
+    check(time.monotonic() - t0 < 10, "the timeout kills (SIGTERM, then SIGKILL after a grace period)")
+    check_eq(no_survivor(mark), [], "no process of the sandbox survives a timeout")
+    r = e.sh(f'(exec -a {mark} sleep 60) & echo started')
+    check_eq(r.returncode, 0, "exit code")
+    time.sleep(0.2)
+    check_eq(no_survivor(mark), [], "a background process does not outlive the run")
+    r = e.sh("exit 7")
+    check_eq(r.returncode, 7, "the command's exit code")
+    r = e.sh("kill -SEGV $$")
+    check_eq(r.returncode, 128 + signal.SIGSEGV, "128+signal")
+    r = e.run(["--bogus-option", "--", "true"])
+    check_eq(r.returncode, EXIT_USAGE, f"a bad command line: {r.stderr!r}")
+    r = e.run(["--", "/nonexistent-rf-cmd"])
+    check_eq(r.returncode, EXIT_SETUP, f"exec failure is a setup failure: {r.stderr!r}")
+
+
+@suite.case()
+def signals_and_parent(ctx):
+    e = Env(ctx)
+    argv = (SETPRIV if ctx.user == "unpriv" else []) + [ctx.h.target, "run", "--", "sh", "-c",
+                                                         'trap "echo got-term; exit 4" TERM; sleep 30 & wait']
+    p = subprocess.Popen(argv, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                         cwd=e.project, env=e.env)
+    time.sleep(1.0)
+    p.send_signal(signal.SIGTERM)
+    out, err = p.communicate(timeout=20)
+    check_eq((p.returncode, out), (4, "got-term\n"), f"SIGTERM to ringfence reaches the command: {err!r}")
+    # the parent process exits: the sandbox goes with it
+    mark = f"{ctx.h.token}-orphan"
+    wrapper = (SETPRIV if ctx.user == "unpriv" else []) + [
+        "sh", "-c", f'{ctx.h.target} run -- sh -c "exec -a {mark} sleep 60" & sleep 1; exit 0']
+    subprocess.run(wrapper, cwd=e.project, env=e.env, timeout=20, capture_output=True)
+    for _ in range(50):
+        if not no_survivor(mark):
+            break
+        time.sleep(0.1)
+    left = no_survivor(mark)
+    kill_pids([int(x) for x in left])
+    check_eq(left, [], "the sandbox does not outlive the process that started ringfence")
+
+
+if __name__ == "__main__":
+    sys.exit(suite.main())
