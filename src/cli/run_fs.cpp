@@ -12,6 +12,7 @@
 
 #include <cerrno>
 #include <climits>
+#include <algorithm>
 #include <cstdlib>
 
 #include "ringfence/base/paths.hpp"
@@ -175,13 +176,58 @@ Status add_system_dirs(RunPlan& plan) {
   return {};
 }
 
+namespace {
+
+// A writable agent directory with read-only entries inside (settings, hooks, plugins that later
+// host sessions trust): a tmpfs in its place, each host entry bound back in (read-only when
+// protected), so a protected entry the host lacks cannot be created on the host. New top-level
+// entries land in the tmpfs and are not kept.
+Status guard_dir(RunPlan& plan, const std::string& host, const std::string& inside,
+                 const std::vector<std::string>& protected_rel, int depth) {
+  FsOp t = op(OpKind::Tmpfs, "", inside);  // writable: only the entries are guarded
+  t.perms = 0700;
+  plan.spec.fs_ops.push_back(t);
+  base::UniqueFd fd(::open(host.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC));
+  if (!fd.valid()) return base::errno_error("cannot read " + host);
+  DIR* d = ::fdopendir(fd.release());
+  if (!d) return base::errno_error("cannot read " + host);
+  std::vector<std::pair<std::string, bool>> entries;
+  while (dirent* e = ::readdir(d)) {
+    std::string n = e->d_name;
+    if (n == "." || n == "..") continue;
+    struct stat st {};
+    bool is_dir = ::fstatat(::dirfd(d), e->d_name, &st, AT_SYMLINK_NOFOLLOW) == 0 && S_ISDIR(st.st_mode);
+    entries.emplace_back(n, is_dir);
+  }
+  ::closedir(d);
+  for (const auto& [name, is_dir] : entries) {
+    bool prot = std::find(protected_rel.begin(), protected_rel.end(), name) != protected_rel.end();
+    std::vector<std::string> below;
+    for (const auto& p : protected_rel)
+      if (p.rfind(name + "/", 0) == 0) below.push_back(p.substr(name.size() + 1));
+    std::string h = host + "/" + name, in = inside + "/" + name;
+    if (prot) {
+      plan.spec.fs_ops.push_back(op(OpKind::RoBind, h, in));
+    } else if (!below.empty() && is_dir && depth < 8) {
+      RF_TRY(guard_dir(plan, h, in, below, depth + 1));
+    } else {
+      plan.spec.fs_ops.push_back(op(OpKind::Bind, h, in));
+    }
+  }
+  return {};
+}
+
+}  // namespace
+
 Status add_home(RunPlan& plan, const presets::AgentProfile& agent) {
   const char* real = ::getenv("HOME");
   std::string real_home = real && *real == '/' ? base::normalize(real) : plan.home_inside;
   // The throwaway directory is bound here by prepare_home (its path is not known yet); the
-  // agent's directories are bound into it, files are copied.
+  // agent's directories are bound into it, its private files copied (never back).
   plan.spec.fs_ops.push_back(op(OpKind::Bind, "", plan.home_inside));
-  for (const auto& c : agent.config) {
+  const auto& config = agent.config;
+  for (std::size_t i = 0; i < config.size(); ++i) {
+    const auto& c = config[i];
     std::string host = real_home + "/" + c.path;
     struct stat st {};
     if (::stat(host.c_str(), &st) != 0) {
@@ -190,8 +236,18 @@ Status add_home(RunPlan& plan, const presets::AgentProfile& agent) {
     }
     std::string inside = plan.home_inside + "/" + c.path;
     bool rw = c.access == presets::Access::ReadWrite;
-    if (c.transfer == presets::Transfer::Copy && S_ISREG(st.st_mode)) {
-      plan.copies.push_back({host, c.path, rw});
+    if (c.transfer == presets::Transfer::Copy) {
+      if (S_ISREG(st.st_mode)) plan.copies.push_back({host, c.path, false});
+      continue;
+    }
+    // Read-only entries listed after a writable directory, inside it, are guarded there.
+    std::vector<std::string> protected_rel;
+    for (std::size_t j = i + 1; rw && S_ISDIR(st.st_mode) && j < config.size(); ++j)
+      if (config[j].access == presets::Access::ReadOnly && config[j].path.rfind(c.path + "/", 0) == 0)
+        protected_rel.push_back(config[j].path.substr(c.path.size() + 1));
+    if (!protected_rel.empty()) {
+      RF_TRY(guard_dir(plan, host, inside, protected_rel, 0));
+      for (std::size_t j = i + 1; j < config.size() && config[j].path.rfind(c.path + "/", 0) == 0; ++j) ++i;
       continue;
     }
     plan.spec.fs_ops.push_back(op(rw ? OpKind::Bind : OpKind::RoBind, host, inside));
@@ -210,9 +266,13 @@ Status add_soft_home(RunPlan& plan, const presets::AgentProfile& agent) {
       return base::errno_error("agent " + agent.name + " needs " + host);
     }
     if (S_ISDIR(st.st_mode)) {
-      plan.soft_agent_dirs.push_back(c.path);
+      // Only top-level entries: a link inside a linked directory would be made in the host's.
+      if (c.path.find('/') == std::string::npos) plan.soft_agent_dirs.push_back(c.path);
     } else {
-      plan.copies.push_back({host, c.path, c.access == presets::Access::ReadWrite});
+      // A private copy, never written back (agents replace such files, and the host's next
+      // session trusts what is in them).
+      if (c.transfer == presets::Transfer::Copy) plan.copies.push_back({host, c.path, false});
+      else if (c.path.find('/') == std::string::npos) plan.soft_agent_dirs.push_back(c.path);
     }
   }
   return {};

@@ -77,7 +77,7 @@ class Env:
 def throwaway_homes(ctx):
     uid = 65534 if ctx.user == "unpriv" else 0
     d = f"/tmp/ringfence-{uid}"
-    return sorted(os.listdir(d)) if os.path.isdir(d) else []
+    return sorted(n for n in os.listdir(d) if n.startswith("home-")) if os.path.isdir(d) else []
 
 
 @suite.case()
@@ -134,15 +134,28 @@ def environment_rebuilt(ctx):
 @suite.case()
 def agent_config_in_home(ctx):
     e = Env(ctx)
-    r = e.sh('ls -A "$HOME"; cat "$HOME/.claude/settings.json"; echo "{\\"n\\": 2}" > "$HOME/.claude.json.new" '
-             '&& mv "$HOME/.claude.json.new" "$HOME/.claude.json" && echo renamed; cat "$HOME/.ssh/id_rsa" 2>&1',
+    os.makedirs(os.path.join(e.home, ".claude", "projects"))
+    os.chown(os.path.join(e.home, ".claude", "projects"), *(2 * (65534 if ctx.user == "unpriv" else 0,)))
+    r = e.sh('ls -A "$HOME"; cat "$HOME/.claude/settings.json"; '
+             'echo "{\\"n\\": 2}" > "$HOME/.claude.json.new" && mv "$HOME/.claude.json.new" "$HOME/.claude.json" '
+             '&& echo renamed; echo hook >> "$HOME/.claude/settings.json" 2>/dev/null || echo settings-ro; '
+             'mkdir -p "$HOME/.claude/hooks" && echo x > "$HOME/.claude/hooks/h" && echo hook-in-sandbox; '
+             'echo p > "$HOME/.claude/projects/p" && echo project-state; cat "$HOME/.ssh/id_rsa" 2>&1',
              "--agent", "claude")
     out = r.stdout
-    check('{"x": 1}' in out, f"the agent's directory is there: {out!r}")
-    check(".ssh" not in out.split("\n")[0:3] and "HOST-SSH-KEY" not in out, f"no ssh keys: {out!r}")
+    check('{"x": 1}' in out, f"the agent's directory is there: {out!r} {r.stderr!r}")
+    check("HOST-SSH-KEY" not in out, f"no ssh keys: {out!r}")
     check("renamed" in out, f"the agent may replace its own file by rename: {out!r}")
     with open(os.path.join(e.home, ".claude.json")) as f:
-        check_eq(f.read(), '{"n": 2}\n', "the agent's file was copied back to the host")
+        check_eq(f.read(), '{"n": 1}\n', "the private copy is never written back to the host")
+    check("settings-ro" in out, f"the agent's settings are read-only: {out!r}")
+    with open(os.path.join(e.home, ".claude", "settings.json")) as f:
+        check_eq(f.read(), '{"x": 1}\n', "the host's settings are unchanged")
+    check(not os.path.exists(os.path.join(e.home, ".claude", "hooks")),
+          "a protected entry the host lacks cannot be created on the host")
+    check("project-state" in out, f"the agent's own state directory is writable: {out!r}")
+    with open(os.path.join(e.home, ".claude", "projects", "p")) as f:
+        check_eq(f.read(), "p\n", "and kept on the host")
 
 
 @suite.case()
