@@ -4,6 +4,7 @@
 // where its atoms are constant, regions with the same remaining condition are merged, and the
 // rest recurses. Trying the argument orders keeps "x not in {a, b} || (x == c && y != 0)" small.
 #include <algorithm>
+#include <bit>
 #include <map>
 #include <string>
 #include <utility>
@@ -16,10 +17,11 @@ namespace rf::policy::detail {
 namespace {
 
 constexpr std::size_t kMaxIntermediate = 4096;  // chains from one expansion order
-constexpr std::size_t kMaxWork = 1 << 18;       // cube intersections per expansion order
+constexpr std::size_t kMaxWork = 1 << 20;       // cube operations per expansion order
+constexpr std::size_t kMaxTotalWork = 1 << 21;  // ... and for all the orders tried on one rule
 constexpr std::size_t kMaxRegions = 256;        // value regions of one argument
 constexpr std::size_t kMaxMerge = 512;          // cubes of one argument still worth merging
-constexpr int kMaxOrders = 24;                  // argument orders tried
+constexpr int kMaxOrders = 8;                   // argument orders tried (all of them up to 3 args)
 
 using Cubes = std::vector<Cube>;
 
@@ -86,30 +88,64 @@ bool within(const Chain& a, const Chain& b) {
   return true;
 }
 
-// Drops duplicates and covered cubes, and joins pairs that differ in exactly one bit.
-void merge(Cubes& v) {
-  for (bool changed = true; changed;) {
+// Joins cubes that differ in exactly one bit of their common mask, pass after pass until no
+// pair is left. Only cubes with the same mask can pair up, so each pass looks within groups of
+// equal masks (v sorted, unique; Cube orders by mask first).
+void join_siblings(Cubes& v, std::size_t& work) {
+  for (bool changed = true; changed && work <= kMaxWork;) {
     changed = false;
-    std::sort(v.begin(), v.end());
-    v.erase(std::unique(v.begin(), v.end()), v.end());
-    if (v.size() > kMaxMerge) return;
-    std::vector<bool> drop(v.size(), false);
-    for (std::size_t i = 0; i < v.size(); ++i) {
-      for (std::size_t j = 0; j < v.size() && !drop[i]; ++j) {
-        if (i == j || drop[j]) continue;
-        std::uint64_t diff = v[i].value ^ v[j].value;
-        if (within(v[i], v[j])) {
-          drop[i] = true;
-        } else if (v[i].mask == v[j].mask && diff != 0 && (diff & (diff - 1)) == 0) {
-          v[j] = {v[j].mask & ~diff, v[j].value & ~diff};
-          drop[i] = changed = true;
+    work += v.size() * static_cast<std::size_t>(std::bit_width(v.size()));
+    std::vector<bool> used(v.size(), false);
+    Cubes next;
+    for (std::size_t lo = 0, hi = 0; lo < v.size(); lo = hi) {
+      while (hi < v.size() && v[hi].mask == v[lo].mask) ++hi;
+      for (std::size_t i = lo; i < hi && hi - lo > 1; ++i) {
+        for (std::uint64_t bits = v[i].mask; bits != 0 && !used[i]; bits &= bits - 1) {
+          ++work;
+          const std::uint64_t b = bits & (~bits + 1);  // lowest set bit
+          const Cube partner{v[i].mask, v[i].value ^ b};
+          auto it = std::lower_bound(v.begin() + static_cast<std::ptrdiff_t>(lo),
+                                     v.begin() + static_cast<std::ptrdiff_t>(hi), partner);
+          std::size_t j = static_cast<std::size_t>(it - v.begin());
+          if (j == hi || v[j] != partner || used[j]) continue;
+          used[i] = used[j] = changed = true;
+          next.push_back({v[i].mask & ~b, v[i].value & ~b});
         }
       }
+      for (std::size_t i = lo; i < hi; ++i)
+        if (!used[i]) next.push_back(v[i]);
     }
-    std::size_t out = 0;
-    for (std::size_t i = 0; i < v.size(); ++i)
-      if (!drop[i]) v[out++] = v[i];
-    v.resize(out);
+    std::sort(next.begin(), next.end());
+    next.erase(std::unique(next.begin(), next.end()), next.end());
+    v = std::move(next);
+  }
+}
+
+// Makes a set of disjoint cubes smaller without changing it: pairs that differ in one bit
+// become one cube. (Every cube set here is disjoint: atoms give disjoint cubes, and
+// intersections, differences and unions of disjoint regions keep them so; so no cube covers
+// another.) Its cost is charged to `work`.
+void merge(Cubes& v, std::size_t& work) {
+  work += v.size() * static_cast<std::size_t>(std::bit_width(v.size()));  // the sort
+  std::sort(v.begin(), v.end());
+  v.erase(std::unique(v.begin(), v.end()), v.end());
+  if (v.size() <= kMaxMerge) join_siblings(v, work);
+}
+
+// a minus k, as disjoint cubes: for each bit k fixes and a does not, most significant first,
+// the cube that agrees with k above that bit and differs at it.
+void subtract(const Cube& a, const Cube& k, Cubes& out, std::size_t& work) {
+  if (((a.value ^ k.value) & a.mask & k.mask) != 0) {  // disjoint: all of a stays
+    out.push_back(a);
+    return;
+  }
+  std::uint64_t prefix = 0;
+  for (int b = 63; b >= 0; --b) {
+    const std::uint64_t bit = std::uint64_t{1} << b;
+    if ((k.mask & ~a.mask & bit) == 0) continue;
+    ++work;
+    out.push_back({a.mask | prefix | bit, a.value | (k.value & prefix) | (~k.value & bit)});
+    prefix |= bit;
   }
 }
 
@@ -182,27 +218,35 @@ class Expander {
 public:
   explicit Expander(const std::vector<Lit>& lits) : lits_(lits) {}
   bool expand(const Form& f, const std::vector<int>& order, std::size_t next, std::vector<Chain>& out);
+  [[nodiscard]] std::size_t work() const { return work_; }
 
 private:
   bool regions(const std::vector<int>& ids, std::vector<std::pair<Cubes, std::vector<bool>>>& out);
   Form assign(const Form& f, const std::vector<int>& ids, const std::vector<bool>& values) const;
-  bool meet(const Cubes& a, const Cubes& b, Cubes& out);
+  bool meet(const Cubes& a, const Lit& lit, bool yes, Cubes& out);
 
   const std::vector<Lit>& lits_;
   std::size_t work_ = 0;
 };
 
-bool Expander::meet(const Cubes& a, const Cubes& b, Cubes& out) {
+// out = a AND (yes ? lit's cubes : its complement). One side of every literal is a single
+// cube, so this is an intersection with or a subtraction of one cube.
+bool Expander::meet(const Cubes& a, const Lit& lit, bool yes, Cubes& out) {
+  const Cubes& with = yes ? lit.yes : lit.no;
+  const Cubes& without = yes ? lit.no : lit.yes;
   out.clear();
-  for (const auto& x : a) {
-    for (const auto& y : b) {
-      if (++work_ > kMaxWork) return false;
-      Cube c = x;
-      if (intersect(c, y)) out.push_back(c);
+  if (with.size() != 1 && without.size() == 1) {
+    for (const auto& x : a) subtract(x, without[0], out, work_);
+  } else {
+    for (const auto& x : a) {
+      for (const auto& y : with) {
+        ++work_;
+        Cube c = x;
+        if (intersect(c, y)) out.push_back(c);
+      }
     }
   }
-  merge(out);
-  return true;
+  return work_ <= kMaxWork;
 }
 
 // The regions of the argument's value space on which every literal in `ids` is constant.
@@ -213,7 +257,7 @@ bool Expander::regions(const std::vector<int>& ids, std::vector<std::pair<Cubes,
     for (const auto& [cubes, values] : out) {
       for (bool v : {true, false}) {
         Cubes part;
-        if (!meet(cubes, v ? lits_[id].yes : lits_[id].no, part)) return false;
+        if (!meet(cubes, lits_[id], v, part)) return false;
         if (part.empty()) continue;
         next.emplace_back(std::move(part), values);
         next.back().second.push_back(v);
@@ -272,20 +316,36 @@ bool Expander::expand(const Form& f, const std::vector<int>& order, std::size_t 
   }
   for (const auto& [rest, own] : groups) {
     if (rest == kFalse) continue;
-    // Chains may overlap: where a weaker remainder holds, this one may claim the values too,
-    // which often lets the argument go unconstrained ("a0 == 1 || a1 == 1": 2 chains, not 65).
-    Cubes cubes = own;
-    for (const auto& [other, more] : groups)
-      if (other != rest && implies(rest, other)) cubes.insert(cubes.end(), more.begin(), more.end());
-    merge(cubes);
+    // Chains may overlap: where a weaker remainder holds, this one may claim the values too.
+    // The widened set is the whole argument minus the regions it may not claim; it often lets
+    // the argument go unconstrained ("a0 == 1 || a1 == 1": 2 chains, not 65), and is kept when
+    // it takes fewer cubes.
+    Cubes cubes = own, wide{Cube{}};
+    merge(cubes, work_);
+    bool worth = true;  // false once the widened set is larger than the plain one: given up
+    for (const auto& [other, more] : groups) {
+      if (other == rest || implies(rest, other)) continue;
+      for (std::size_t i = 0; i < more.size() && worth; ++i) {
+        Cubes left;
+        for (const auto& w : wide) subtract(w, more[i], left, work_);
+        wide = std::move(left);
+        worth = wide.size() <= cubes.size() && work_ <= kMaxWork;
+      }
+    }
+    if (worth) {
+      merge(wide, work_);
+      if (wide.size() < cubes.size()) cubes = std::move(wide);
+    }
     std::vector<Chain> sub;
+    if (work_ > kMaxWork) return false;
     if (!expand(rest, order, next, sub)) return false;
+    if (out.size() + cubes.size() * sub.size() > kMaxIntermediate) return false;
+    work_ += cubes.size() * sub.size();
     for (const auto& c : cubes) {
       for (Chain s : sub) {
         s.args[static_cast<std::size_t>(arg)] = c;
         out.push_back(s);
       }
-      if (out.size() > kMaxIntermediate) return false;
     }
   }
   return true;
@@ -322,17 +382,26 @@ base::Result<ChainSet> lower(const Rule& r, bool negate) {
   for (const auto& l : lits)
     if (std::find(order.begin(), order.end(), l.arg) == order.end()) order.push_back(l.arg);
   std::sort(order.begin(), order.end());
+  // No more orders once a result needs no more chains than the comparisons' own cubes.
+  std::size_t good_enough = 0;
+  for (const auto& clause : f.clauses)
+    for (int l : clause) good_enough += lits[static_cast<std::size_t>(l)].yes.size();
   std::vector<Chain> best;
   bool found = false;
+  std::size_t total = 0;
   int tries = 0;
   do {
+    Expander e(lits);
     std::vector<Chain> chains;
-    if (!Expander(lits).expand(f, order, 0, chains)) continue;
+    const bool ok = e.expand(f, order, 0, chains);
+    total += e.work();
+    if (!ok) continue;
     normalise(chains);
     if (!found || chains.size() < best.size()) best = std::move(chains);
     found = true;
-  } while (++tries < kMaxOrders && std::next_permutation(order.begin(), order.end()));
-  if (!found) return too_complex(r, "over " + std::to_string(kMaxIntermediate));
+  } while (++tries < kMaxOrders && total < kMaxTotalWork && !(found && best.size() <= good_enough) &&
+           std::next_permutation(order.begin(), order.end()));
+  if (!found) return too_complex(r, "too many");
   if (best.size() > kMaxChains) return too_complex(r, std::to_string(best.size()));
   return ChainSet{std::move(best)};
 }
