@@ -72,6 +72,7 @@ private:
   std::vector<const Unit*> stack_;
   std::set<std::string> done_;
   int files_ = 0;
+  std::size_t bytes_ = 0;
   std::map<std::string, Pending, std::less<>> rules_;
   std::optional<Action> default_;
   SourceLoc default_loc_;
@@ -99,6 +100,9 @@ base::Result<Policy> Loader::run(const Unit& top, std::string name) {
 base::Status Loader::walk(const Unit& u, int depth) {
   if (++files_ > kMaxFiles)
     return error_at(u.display, 0, "too many policy files (limit " + std::to_string(kMaxFiles) + ")");
+  if ((bytes_ += u.text.size()) > kMaxTotalBytes)
+    return error_at(u.display, 0,
+                    "policy files too large in total (limit " + std::to_string(kMaxTotalBytes) + " bytes)");
   RF_TRY_ASSIGN(lines, parse_policy(u.text, u.display));
   stack_.push_back(&u);
   done_.insert(u.id);
@@ -223,9 +227,10 @@ base::Status Loader::apply_always(std::vector<Pending> always) {
     }
     const Rule& pr = it->second.rule;
     if (!cond)
-      return error_at(
-          pr.loc.file, pr.loc.line,
-          ar.syscall + " is denied by " + ar.loc.str() + " (" + ar.reason + "); remove this rule");
+      return error_at(pr.loc.file, pr.loc.line,
+                      ar.syscall +
+                          (ar.action.kind == ActionKind::Log ? " is always logged by " : " is denied by ") +
+                          ar.loc.str() + " (" + ar.reason + "); remove this rule");
     if (!pr.expr.empty())
       return error_at(pr.loc.file, pr.loc.line,
                       ar.syscall + " already has a condition in " + ar.loc.str() + " (" + ar.reason +

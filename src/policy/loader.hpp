@@ -3,6 +3,7 @@
 // tests can load from memory exactly as the real thing loads from the binary and the disk.
 #pragma once
 
+#include <cstddef>
 #include <functional>
 #include <span>
 #include <string>
@@ -16,6 +17,7 @@ namespace rf::policy::detail {
 
 inline constexpr int kMaxIncludeDepth = 16;
 inline constexpr int kMaxFiles = 256;
+inline constexpr std::size_t kMaxTotalBytes = 4 << 20;  // all the files of one profile
 
 // Reads a policy file from disk (at most kMaxFileBytes). A missing file must fail with
 // ENOENT or ENOTDIR, so that an include can fall back to the catalog.

@@ -286,7 +286,7 @@ TEST_CASE("randomised: the filters decide exactly what the expressions say") {
                                            ~0ULL};
   const bool has_i386 = arch_native() == AUDIT_ARCH_X86_64;
   int compared = 0;
-  for (int round = 0; round < 60; ++round) {
+  for (int round = 0; round < 72; ++round) {
     // ioctl: arg0 and arg1 are 32-bit, the rest 64-bit; read: all 64-bit.
     const char* syscall = round % 2 == 0 ? "ioctl" : "read";
     std::string expr;
@@ -299,9 +299,15 @@ TEST_CASE("randomised: the filters decide exactly what the expressions say") {
         expr += (i == 0 ? (t == 0 ? "" : " || ") : " && ") + atom;
       }
     }
-    const bool same_as_default = round % 3 == 0;
-    std::string text = std::string("@default errno EPERM\n") + syscall + ": " + expr +
-                       (same_as_default ? "\n" : "; errno EACCES\n");
+    // Defaults and else-actions in every combination: the same as the default (main only), or
+    // another one (refine), the kill and log actions included.
+    static const char* const kDefaults[] = {"errno EPERM", "kill", "log"};
+    static const std::uint32_t kDefaultRets[] = {ret_errno(EPERM), kRetKill, kRetLog};
+    static const char* const kElses[] = {"", "; errno EACCES", "; kill", "; log"};
+    static const std::uint32_t kElseRets[] = {0, ret_errno(EACCES), kRetKill, kRetLog};
+    const std::size_t di = static_cast<std::size_t>(round) % 3, ei = static_cast<std::size_t>(round / 3) % 4;
+    std::string text =
+        std::string("@default ") + kDefaults[di] + "\n" + syscall + ": " + expr + kElses[ei] + "\n";
     CAPTURE(text);
     MemPolicies m;
     auto p = m.load_text(text);
@@ -311,7 +317,7 @@ TEST_CASE("randomised: the filters decide exactly what the expressions say") {
     }
     Decider d(*p);
     const Rule& rule = p->rules.at(0);
-    const std::uint32_t denied = same_as_default ? ret_errno(EPERM) : ret_errno(EACCES);
+    const std::uint32_t denied = ei == 0 ? kDefaultRets[di] : kElseRets[ei];
     for (int probe = 0; probe < 300; ++probe) {
       const bool i386 = has_i386 && probe % 3 == 0;
       auto args = random_args(rng, pool, i386);
@@ -320,6 +326,13 @@ TEST_CASE("randomised: the filters decide exactly what the expressions say") {
       CAPTURE(shown);
       std::uint32_t want = holds(rule, args) ? kRetAllow : denied;
       CHECK(d(syscall, args, i386 ? arch_i386() : 0) == want);
+      // Where main does not allow, its answer is the pair's: the programs may be folded into one.
+      SeccompData data;
+      data.arch = i386 ? arch_i386() : arch_native();
+      data.nr = nr_of(syscall, data.arch);
+      data.args = args;
+      std::uint32_t main = run_bpf(d.programs[0].bytes, data);
+      if (main != kRetAllow) CHECK(run_all(d.programs, data) == main);
       ++compared;
     }
   }

@@ -94,6 +94,12 @@ TEST_CASE("too many files") {
     top += "@include many/" + std::to_string(i) + "\n";
   }
   CHECK(error_of(m.load_text(top)) == "seccomp/many/255.policy: too many policy files (limit 256)");
+  MemPolicies big;
+  for (const char* g : {"a", "b", "c", "d", "e"})
+    big.catalog[std::string("groups/") + g + ".policy"] = std::string(1000000, '\n');
+  CHECK(error_of(big.load_text("@default kill\n@include groups/a\n@include groups/b\n@include groups/c\n"
+                               "@include groups/d\n@include groups/e\n")) ==
+        "seccomp/groups/e.policy: policy files too large in total (limit 4194304 bytes)");
 }
 
 TEST_CASE("a conditional rule without an action falls back to @default") {
@@ -196,6 +202,8 @@ TEST_CASE("always.policy conflicts name both places and the reason") {
   CHECK(error_of(m.load_text("@default kill\nmount: errno EPERM\n")) ==
         "test.policy:2: mount is denied by seccomp/deny/always.policy:2 (changes the mount tree); remove "
         "this rule");
+  CHECK(error_of(with_always("uname: log # audit it\n").load_text("@default kill\nuname\n")) ==
+        "test.policy:2: uname is always logged by seccomp/deny/always.policy:1 (audit it); remove this rule");
   CHECK(error_of(m.load_text("@default kill\nioctl: arg1 != 5; errno EPERM\n")) ==
         "test.policy:2: ioctl already has a condition in seccomp/deny/always.policy:3 (no terminal "
         "injection); a "
