@@ -51,6 +51,10 @@ struct ChildContext {
   sigset_t sigmask{};            // the caller's signal mask, restored in the child when
   bool restore_sigmask = false;  // the launcher blocked the signals it forwards
   int pid_sock = -1;             // --pidns: the final process sends its pid here (CLOEXEC)
+  // Connect policy: the command's end of the listener hand-off socket (CLOEXEC) and the
+  // user-notification filter, built by the launcher (see supervisor.hpp).
+  int notify_sock = -1;
+  std::string connect_filter;
 };
 
 }  // namespace rf::engine

@@ -8,6 +8,7 @@
 #include <signal.h>
 #include <sys/prctl.h>
 #include <sys/signalfd.h>
+#include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
@@ -28,6 +29,7 @@
 #include "ringfence/spec/validate.hpp"
 #include "status_fd.hpp"
 #include "steps.hpp"
+#include "supervisor.hpp"
 #include "sync.hpp"
 
 extern char** environ;
@@ -272,6 +274,13 @@ Result<Outcome> run_sandbox(const spec::Spec& spec) {
   }
   // A caller that ignores SIGCHLD (Erlang) would make waitpid lose the status.
   ::signal(SIGCHLD, SIG_DFL);
+  // The connect policy: rules parsed and the log opened now (errors are setup errors); the
+  // command hands its listener over a socket made before clone.
+  std::shared_ptr<Supervisor> supervisor;
+  base::UniqueFd notify_child;
+  if (sup.connect.enabled) {
+    RF_TRY(prepare_supervisor(sup.connect, ctx, supervisor, notify_child));
+  }
 
   // --userns: the launcher joins the caller's namespace before clone, so the child starts
   // there with all capabilities in it; no maps are written (the namespace has them).
@@ -287,9 +296,11 @@ Result<Outcome> run_sandbox(const spec::Spec& spec) {
     rd.reset();
     go_wr.reset();
     pid_rd.reset();
+    if (supervisor) supervisor->set_handoff({});
     run_child(ctx);
   }
   wr.reset();
+  notify_child.reset();
   go_rd.reset();
   pid_wr.reset();
   auto abandon = [&pid](Status s) -> Result<Outcome> {
@@ -305,7 +316,8 @@ Result<Outcome> run_sandbox(const spec::Spec& spec) {
   watch.reaper = ctx.reaper;
   watch.status_rd = rd.get();
   watch.json_fd = spec.json_status_fd.value_or(-1);
-  if (sup.forward_signals || sup.timeout_ms || parent_fd.valid()) {
+  watch.supervisor = supervisor.get();
+  if (sup.forward_signals || sup.timeout_ms || parent_fd.valid() || supervisor) {
     watch.supervision = &sup;
     watch.signal_fd = signal_fd.get();
     watch.parent_fd = parent_fd.get();

@@ -12,6 +12,8 @@
 
 namespace rf::engine {
 
+class Supervisor;
+
 struct Watch {
   pid_t pid = -1;
   bool ours = true;     // pid is our child (not so for pid 1 of a namespace under --pidns)
@@ -24,6 +26,8 @@ struct Watch {
   int signal_fd = -1;
   int parent_fd = -1;
   bool new_session = false;
+  // The connect policy's supervisor (native mode, network on), or null.
+  Supervisor* supervisor = nullptr;
 };
 
 // Waits until the outcome is known. In native mode nothing of the sandbox outlives this call.

@@ -18,6 +18,7 @@
 
 #include "ringfence/base/unique_fd.hpp"
 #include "steps.hpp"
+#include "supervisor.hpp"
 #include "sync.hpp"
 
 extern char** environ;
@@ -45,6 +46,13 @@ struct ExecArgs {
   }
   // --sync-fd belongs to the reaper; only a command that is pid 1 itself keeps it (as bwrap).
   if (spec.sync_fd && ctx.reaper) ::close(*spec.sync_fd);
+  // The connect policy's filter, then the Spec's programs. Order does not weaken either: for
+  // each call the kernel runs every filter and takes the most restrictive action, so a policy
+  // ERRNO or KILL still wins over USER_NOTIF. Ours goes first because its hand-off needs
+  // pidfd_open and seccomp(), which a policy may deny.
+  if (auto s = install_connect_filter_in_child(ctx); !s)
+    report_and_exit_in_child(ctx.status_fd, Stage::Seccomp, s.error());
+  if (ctx.notify_sock >= 0) ::close(ctx.notify_sock);
   if (auto s = install_seccomp_in_child(ctx); !s) report_and_exit_in_child(ctx.status_fd, Stage::Seccomp, s.error());
   if (spec.json_status_fd) send_exec_in_child(ctx.status_fd);
   // execvp searches the PATH of the process's own environment.

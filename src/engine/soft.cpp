@@ -21,6 +21,7 @@
 #include "ringfence/base/sys.hpp"
 #include "ringfence/base/unique_fd.hpp"
 #include "steps.hpp"
+#include "supervisor.hpp"
 #include "sync.hpp"
 
 extern char** environ;
@@ -86,6 +87,9 @@ void kill_leftovers() {
   for (auto& a : args) argv.push_back(a.data());
   argv.push_back(nullptr);
   if (auto s = restrict_exec_in_child(ctx); !s) report_and_exit_in_child(out, Stage::Capabilities, s.error());
+  // The connect policy's filter before the Spec's programs (see pid1.cpp for why the order holds).
+  if (auto s = install_connect_filter_in_child(ctx); !s) report_and_exit_in_child(out, Stage::Seccomp, s.error());
+  if (ctx.notify_sock >= 0) ::close(ctx.notify_sock);
   if (auto s = install_seccomp_in_child(ctx); !s) report_and_exit_in_child(out, Stage::Seccomp, s.error());
   environ = envp.data();
   ::execvp(spec.argv[0].c_str(), argv.data());
@@ -122,13 +126,18 @@ base::Result<Outcome> run_soft_jail(const spec::Spec& spec) {
   base::UniqueFd rd(pipefd[0]), wr(pipefd[1]);
   ctx.status_fd = wr.get();
   ::signal(SIGCHLD, SIG_DFL);
+  std::shared_ptr<Supervisor> supervisor;
+  base::UniqueFd notify_child;
+  if (sup.connect.enabled) RF_TRY(prepare_supervisor(sup.connect, ctx, supervisor, notify_child));
   pid_t pid = ::fork();
   if (pid < 0) return base::errno_error("fork");
   if (pid == 0) {
     rd.reset();
+    if (supervisor) supervisor->set_handoff({});
     exec_soft_in_child(spec, ctx, std::move(env));
   }
   wr.reset();
+  notify_child.reset();
   Watch w;
   w.pid = pid;
   w.status_rd = rd.get();
@@ -136,6 +145,7 @@ base::Result<Outcome> run_soft_jail(const spec::Spec& spec) {
   w.signal_fd = signal_fd.get();
   w.parent_fd = parent_fd.get();
   w.new_session = spec.new_session;
+  w.supervisor = supervisor.get();
   auto out = monitor(w);
   kill_leftovers();
   return out;

@@ -78,6 +78,16 @@ struct RLimit {
   std::uint64_t value = 0;
 };
 
+// The network connect policy (network on): the launcher's seccomp user-notification supervisor
+// decides every connect, sendto/sendmsg/sendmmsg with a destination, for every program of the
+// sandbox. Rules use the net layer's target syntax ("10.0.0.0/8", "10.1.2.3:443",
+// "unix-abstract:@NAME"); the engine parses them at launch. The metadata floor always applies.
+struct ConnectPolicy {
+  bool enabled = false;
+  std::vector<std::string> allow, deny;
+  std::string violation_log;  // a JSON line is appended for every denial; empty: no log file
+};
+
 // How the launcher watches the sandbox in native mode. bwrap mode leaves all of it off (bwrap
 // forwards no signal and knows no timeout).
 struct Supervision {
@@ -92,6 +102,7 @@ struct Supervision {
   // the parent's thread exits).
   bool watch_parent_process = false;
   std::vector<RLimit> rlimits;
+  ConnectPolicy connect;
 };
 
 // One classic-BPF seccomp program (an array of struct sock_filter, 8 bytes each).
