@@ -89,8 +89,8 @@ int run_native_run(const rf::cli::RunOptions& opts) {
   log::info(std::string("level ") + std::string(rf::presets::level_name(plan->level)) + ", preset " +
             opts.preset.value_or("balanced") + ", network " + (plan->settings.network ? "on" : "off") +
             ", seccomp " + plan->settings.seccomp + (plan->notes.empty() ? "" : " (see --dry-run: not everything is enforced)"));
-  if (plan->settings.network)
-    log::warning("network on: the host's network, and cloud metadata endpoints are not blocked by this version");
+  if (plan->settings.network && !plan->spec.supervision.connect.enabled)
+    log::warning("network on: the connect policy is not enforced; cloud metadata endpoints are reachable");
   if (auto h = rf::cli::prepare_home(*plan); !h) {
     log::error(h.error().describe());
     (void)rf::cli::finish_home(*plan);

@@ -75,6 +75,10 @@ void add_run(CLI::App& app, NativeCommand& out) {
   opt(run, "--require", r.require, "Refuse to run below this level: kernel | landlock | soft");
   run->add_flag("--allow-unsandboxed", r.allow_unsandboxed, "Run even when no protection is possible");
   run->add_flag("--new-session", r.new_session, "Start COMMAND in a new session (setsid)");
+  run->add_option("--allow-net", r.allow_net, "Network on: allow connections to RULE; repeatable")->type_name("RULE");
+  run->add_option("--deny-net", r.deny_net, "Network on: deny connections to RULE; repeatable")->type_name("RULE");
+  run->add_flag("--allow-unfiltered-network", r.allow_unfiltered_network,
+                "Network on without the connect policy (where the kernel cannot enforce it)");
   // Everything from the first word that is not an option on belongs to COMMAND.
   run->prefix_command();
   run->callback([&out, run] {

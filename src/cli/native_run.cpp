@@ -100,6 +100,30 @@ void add_limits(RunPlan& plan) {
   if (l.pids) plan.notes.push_back("pids limit: applied as RLIMIT_NPROC (per user, not per sandbox)");
 }
 
+// The violation log: $XDG_RUNTIME_DIR/ringfence/violations.jsonl, else /tmp/ringfence-UID/.
+std::string default_violation_log() {
+  if (const char* x = ::getenv("XDG_RUNTIME_DIR"); x && *x == '/')
+    return base::normalize(x) + "/ringfence/violations.jsonl";
+  return "/tmp/ringfence-" + std::to_string(::getuid()) + "/violations.jsonl";
+}
+
+// Network on: the connect policy, enforced by the launcher's supervisor (the engine parses the
+// rules). --allow-unfiltered-network runs without it, and says so.
+void add_connect_policy(RunPlan& plan, const RunOptions& opts) {
+  if (opts.allow_unfiltered_network) {
+    plan.notes.push_back("network on: the connect policy (metadata floor, rules) is not enforced "
+                         "(--allow-unfiltered-network)");
+    return;
+  }
+  spec::ConnectPolicy& cp = plan.spec.supervision.connect;
+  cp.enabled = true;
+  cp.allow = plan.net_rules.allow;
+  cp.deny = plan.net_rules.deny;
+  cp.allow.insert(cp.allow.end(), opts.allow_net.begin(), opts.allow_net.end());
+  cp.deny.insert(cp.deny.end(), opts.deny_net.begin(), opts.deny_net.end());
+  cp.violation_log = default_violation_log();
+}
+
 Status build_kernel_jail(RunPlan& plan, const RunOptions& opts, const presets::AgentProfile& agent) {
   spec::Spec& s = plan.spec;
   s.ns.user = s.ns.pid = s.ns.ipc = s.ns.uts = true;
@@ -111,9 +135,7 @@ Status build_kernel_jail(RunPlan& plan, const RunOptions& opts, const presets::A
   RF_TRY(add_project(plan, opts));
   RF_TRY(add_extra_binds(plan, opts));
   RF_TRY(add_project_masks(plan, opts));
-  if (plan.settings.network)
-    plan.notes.push_back("network on: the host's network; the connect policy (metadata floor) is not enforced "
-                         "by this version");
+  if (plan.settings.network) add_connect_policy(plan, opts);
   return {};
 }
 
@@ -177,7 +199,7 @@ Status build_soft_jail(RunPlan& plan, const RunOptions& opts, const presets::Age
   plan.notes.push_back("soft jail: files outside the project are NOT protected (reads by absolute path, writes "
                        "anywhere the user may write), nor are other processes of the user");
   plan.notes.push_back("soft jail: the project is not write-protected and masks do not apply");
-  plan.notes.push_back("soft jail: the network is the host's, with no connect policy");
+  if (plan.settings.network) add_connect_policy(plan, opts);
   return {};
 }
 
@@ -268,6 +290,13 @@ std::string describe_plan(const RunPlan& plan) {
   line("home: " + plan.home_inside + " (a throwaway directory" +
        (plan.settings.keep_home ? ", kept)" : ", removed at exit)"));
   line("network: " + std::string(plan.settings.network ? "on" : "off (loopback only)"));
+  if (const auto& cp = plan.spec.supervision.connect; cp.enabled) {
+    line("connect policy: metadata floor always denied; " + std::to_string(cp.allow.size()) + " allow, " +
+         std::to_string(cp.deny.size()) + " deny rules");
+    for (const auto& r : cp.allow) line("  allow " + r);
+    for (const auto& r : cp.deny) line("  deny " + r);
+    line("violation log: " + cp.violation_log);
+  }
   line("seccomp: " + plan.settings.seccomp);
   out += presets::describe(plan.settings);
   for (const auto& m : plan.masked) line("masked: " + m);

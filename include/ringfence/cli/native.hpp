@@ -50,6 +50,8 @@ struct RunOptions {
   std::optional<std::string> seccomp;  // policy name or file (overrides the preset's)
   std::optional<std::string> require;  // kernel | landlock | soft
   bool allow_unsandboxed = false;
+  std::vector<std::string> allow_net, deny_net;  // --allow-net / --deny-net network rules
+  bool allow_unfiltered_network = false;          // network on without the connect policy
   bool new_session = false;
   std::vector<std::string> command;
 };
