@@ -4,11 +4,13 @@
 ("A payload that runs next to the agent cannot lift secrets (API keys, tokens) out of the
 agent's memory"). The policy refuses ptrace, process_vm_readv/writev and pidfd_getfd, which
 test_seccomp_policy checks. This file attacks the promise itself, around the filter: a process
-reads and writes a sibling's memory through /proc/PID/mem and reads its environment through
-/proc/PID/environ, under `ringfence run --seccomp strict` and `--preset hardened`.
+reads and writes a sibling's memory through /proc/PID/mem, reads its environment through
+/proc/PID/environ and reopens one of its descriptors (a memfd) through /proc/PID/fd/N, the
+path equivalent of pidfd_getfd, under `ringfence run --seccomp strict` and `--preset hardened`.
 
-KNOWN HOLE at the time of writing: all three succeed (the kernel grants them to the same uid
-under PTRACE_MODE_ATTACH_FSCREDS; open and pread are not calls a filter can refuse by path).
+KNOWN HOLE at the time of writing: all four succeed (the kernel grants them to the same uid
+under the ptrace access checks of /proc; open, read and write are not calls a filter can refuse
+by path).
 meson runs this file with should_fail, so the suite stays green while the hole is there and turns
 red (unexpected pass) when the engine closes it: then drop should_fail.
 """
@@ -31,11 +33,13 @@ r, w = os.pipe()
 pid = os.fork()
 if pid == 0:
     os.close(r)
-    os.write(w, b"x")
+    mfd = os.memfd_create("sibling-secret")
+    os.write(mfd, b"RF-SECRET-IN-A-DESCRIPTOR")
+    os.write(w, str(mfd).encode())
     time.sleep(30)
     os._exit(0)
 os.close(w)
-os.read(r, 1)
+child_fd = int(os.read(r, 16))
 res = {}
 def attempt(name, fn):
     try:
@@ -56,7 +60,11 @@ def environ():
         return "read" if b"RF_TEST_MARK=1" in f.read() else "read, no marker"
 attempt("proc_mem_read", read_mem)
 attempt("proc_mem_write", write_mem)
+def reopen_fd():
+    with open(f"/proc/{pid}/fd/{child_fd}", "rb") as f:
+        return f.read().decode(errors="replace")
 attempt("proc_environ", environ)
+attempt("proc_fd_reopen", reopen_fd)
 os.kill(pid, 9)
 os.waitpid(pid, 0)
 print(repr(res))
@@ -77,7 +85,7 @@ def attack(ctx, extra):
     res = ast.literal_eval(r.stdout.decode().strip().splitlines()[-1])
     got = [f"{k}: {v}" for k, v in sorted(res.items()) if not str(v).startswith("refused")]
     if got:
-        fail(f"{' '.join(extra)}: a process reached its sibling's memory or environment "
+        fail(f"{' '.join(extra)}: a process reached its sibling's memory, environment or descriptors "
              f"around the filter:\n  " + "\n  ".join(got))
 
 
