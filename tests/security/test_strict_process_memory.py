@@ -85,8 +85,8 @@ def attack(ctx, extra):
     res = ast.literal_eval(r.stdout.decode().strip().splitlines()[-1])
     got = [f"{k}: {v}" for k, v in sorted(res.items()) if not str(v).startswith("refused")]
     if got:
-        fail(f"{' '.join(extra)}: a process reached its sibling's memory, environment or descriptors "
-             f"around the filter:\n  " + "\n  ".join(got))
+        fail(f"{' '.join(extra)}: a process reached its sibling's memory, environment or "
+             f"descriptors around the filter:\n  " + "\n  ".join(got))
 
 
 @suite.case()
