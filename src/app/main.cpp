@@ -14,6 +14,7 @@
 #include "ringfence/cli/native_run.hpp"
 #include "ringfence/engine/launch.hpp"
 #include "ringfence/presets/presets.hpp"
+#include "ringfence/probe/probe.hpp"
 
 namespace {
 
@@ -69,8 +70,13 @@ const char* const kNativeHelpTail =
 // `ringfence run`: plan, prepare the throwaway HOME, run, clean up, map the outcome.
 int run_native_run(const rf::cli::RunOptions& opts) {
   namespace log = rf::base::log;
+  // What this host can do: probed once per boot (cached), each step tried for real.
+  const rf::probe::Report probe = rf::probe::host_report(true);
   rf::cli::HostFacts host;
-  host.landlock_abi = rf::engine::landlock_abi();
+  host.landlock_abi = probe.landlock_abi;
+  host.level_network_on = static_cast<rf::presets::Level>(rf::probe::reachable(probe, rf::probe::Level::Kernel, false));
+  host.level_network_off = static_cast<rf::presets::Level>(rf::probe::reachable(probe, rf::probe::Level::Kernel, true));
+  host.why_not_kernel = probe.level_reason;
   auto plan = rf::cli::plan_run(opts, host);
   if (!plan) {
     log::error(plan.error().describe());
@@ -125,6 +131,12 @@ int run_native_preset(const rf::cli::PresetCommand& cmd) {
   return 0;
 }
 
+int run_native_doctor(const rf::cli::DoctorCommand& cmd) {
+  const rf::probe::Report r = rf::probe::host_report(!cmd.no_cache);
+  print_to(stdout, cmd.json ? rf::probe::to_json(r) : rf::probe::format_table(r));
+  return 0;
+}
+
 int run_native(const std::vector<std::string>& args) {
   auto cmd = rf::cli::parse_native(args);
   if (!cmd) {
@@ -137,13 +149,14 @@ int run_native(const std::vector<std::string>& args) {
     case rf::cli::NativeCommand::Kind::Policy: return rf::cli::run_policy_command(cmd->policy);
     case rf::cli::NativeCommand::Kind::Preset: return run_native_preset(cmd->preset);
     case rf::cli::NativeCommand::Kind::Run: return run_native_run(cmd->run);
+    case rf::cli::NativeCommand::Kind::Doctor: return run_native_doctor(cmd->doctor);
   }
   print_to(stdout, std::string("ringfence ") + RF_VERSION + "\n");
   return 0;
 }
 
 bool is_native_command(const std::string& a) {
-  return a == "run" || a == "policy" || a == "preset" || a == "--help" || a == "-h" || a == "--help-all";
+  return a == "run" || a == "policy" || a == "preset" || a == "doctor" || a == "--help" || a == "-h" || a == "--help-all";
 }
 
 int run(int argc, char** argv) {

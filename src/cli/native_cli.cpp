@@ -44,6 +44,13 @@ void add_preset(CLI::App& app, NativeCommand& out) {
   preset->callback([&out] { out.kind = NativeCommand::Kind::Preset; });
 }
 
+void add_doctor(CLI::App& app, NativeCommand& out) {
+  auto* doctor = app.add_subcommand("doctor", "What this host can enforce, why not, and how to fix it");
+  doctor->add_flag("--json", out.doctor.json, "The same report as JSON");
+  doctor->add_flag("--no-cache", out.doctor.no_cache, "Probe again; do not use the per-boot cache");
+  doctor->callback([&out] { out.kind = NativeCommand::Kind::Doctor; });
+}
+
 template <typename T>
 CLI::Option* opt(CLI::App* app, const std::string& name, std::optional<T>& dest, const std::string& help) {
   return app->add_option_function<T>(name, [&dest](const T& v) { dest = v; }, help);
@@ -108,6 +115,7 @@ base::Result<NativeCommand> parse_native(const std::vector<std::string>& args) {
   add_run(app, out);
   add_policy(app, out);
   add_preset(app, out);
+  add_doctor(app, out);
   // `run ... -- COMMAND`: the words after the first "--" are the command, whatever they look like.
   std::vector<std::string> words = args;
   std::vector<std::string> command;

@@ -12,6 +12,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <climits>
 #include <cstdlib>
 
@@ -199,7 +200,17 @@ Status build_soft_jail(RunPlan& plan, const RunOptions& opts, const presets::Age
   plan.notes.push_back("soft jail: files outside the project are NOT protected (reads by absolute path, writes "
                        "anywhere the user may write), nor are other processes of the user");
   plan.notes.push_back("soft jail: the project is not write-protected and masks do not apply");
-  if (plan.settings.network) add_connect_policy(plan, opts);
+  if (plan.settings.network) {
+    add_connect_policy(plan, opts);
+  } else {
+    // No network namespace here: "off" is the connect policy refusing every inet destination
+    // (loopback included: the host's local services are not the sandbox's) and abstract sockets.
+    add_connect_policy(plan, RunOptions{});
+    plan.spec.supervision.connect.allow.clear();
+    plan.spec.supervision.connect.deny = {"*"};
+    plan.notes.push_back("network off in the soft jail: enforced by the connect policy (every inet connection and "
+                         "addressed send refused, loopback included), not by a network namespace");
+  }
   return {};
 }
 
@@ -244,7 +255,20 @@ Result<RunPlan> plan_run(const RunOptions& given, const HostFacts& host) {
   plan.project = *project;
   if (plan.project == "/") return Error(EINVAL, "the project cannot be / (the whole host would be writable)");
   plan.home_inside = home_of_caller();
-  plan.level = plan.settings.fs_jail == presets::Level::Kernel ? presets::Level::Kernel : presets::Level::Soft;
+  // The level: what the preset aims at, as far as this host goes. The Landlock filesystem jail
+  // is not built yet, so a host without working user namespaces runs the soft jail, and says so.
+  presets::Level aim = plan.settings.fs_jail == presets::Level::Kernel ? presets::Level::Kernel : presets::Level::Soft;
+  presets::Level host_level = plan.settings.network ? host.level_network_on : host.level_network_off;
+  plan.level = std::min(aim, host_level);
+  if (plan.level < aim) {
+    plan.notes.push_back("this host cannot run the kernel jail: " +
+                         (host.why_not_kernel.empty() ? std::string("see `ringfence doctor`") : host.why_not_kernel));
+    plan.level_reason = host.why_not_kernel;
+  }
+  if (plan.level == presets::Level::Landlock) {
+    plan.level = presets::Level::Soft;
+    plan.notes.push_back("the Landlock filesystem jail is not built yet: running the soft jail");
+  }
 
   spec::Spec& s = plan.spec;
   s.argv = opts.command;

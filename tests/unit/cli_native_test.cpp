@@ -104,3 +104,15 @@ TEST_CASE("exec_resolve: the program, its ELF interpreter, a script's interprete
   CHECK(std::any_of(s->begin(), s->end(), [](const std::string& f) { return f.find("dash") != std::string::npos; }));
   CHECK(!rf::cli::executables_for("rf-no-such-program", "/usr/bin"));
 }
+
+TEST_CASE("doctor: --json and --no-cache") {
+  auto d = parse_native({"doctor", "--json", "--no-cache"});
+  REQUIRE(d);
+  CHECK(d->kind == NativeCommand::Kind::Doctor);
+  CHECK(d->doctor.json);
+  CHECK(d->doctor.no_cache);
+  auto plain = parse_native({"doctor"});
+  REQUIRE(plain);
+  CHECK(!plain->doctor.json);
+  CHECK(!parse_native({"doctor", "--bogus"}));
+}

@@ -56,12 +56,18 @@ struct RunOptions {
   std::vector<std::string> command;
 };
 
+struct DoctorCommand {
+  bool json = false;      // --json: the same content for tools
+  bool no_cache = false;  // --no-cache: probe again, and neither read nor write the cache
+};
+
 struct NativeCommand {
-  enum class Kind { Help, Version, Policy, Preset, Run } kind = Kind::Help;
+  enum class Kind { Help, Version, Policy, Preset, Run, Doctor } kind = Kind::Help;
   std::string text;  // Help: the text to print
   PolicyCommand policy;
   PresetCommand preset;
   RunOptions run;
+  DoctorCommand doctor;
 };
 
 // Parses argv after the program name. CLI11's exceptions stop here: a bad command line is an

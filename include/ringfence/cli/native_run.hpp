@@ -38,6 +38,7 @@ struct RunPlan {
   std::vector<std::string> exec_allowed; // shell off: the only files that may be executed
   bool dry_run = false;
   std::optional<presets::Level> required;  // --require / the profile file's `require`
+  std::string level_reason;                // why the level is below the preset's aim
   std::string profile_origin;              // the profile file used, if any
   struct NetRules {
     std::vector<std::string> allow, deny;  // as written (the network layer parses them)
@@ -48,6 +49,11 @@ struct RunPlan {
 // only decides with it.
 struct HostFacts {
   int landlock_abi = 0;  // 0: no Landlock
+  // The highest level this host reaches, with the network on and off (off needs a network
+  // namespace), and why not higher.
+  presets::Level level_network_on = presets::Level::Kernel;
+  presets::Level level_network_off = presets::Level::Kernel;
+  std::string why_not_kernel;
 };
 
 // Resolve preset, profile file and options into a plan. Nothing on the host changes.
