@@ -129,6 +129,9 @@ base::Status Loader::include(const Unit& from, const Line& l, int depth) {
     return error_at(from.display, l.line,
                     "@include nested too deeply (limit " + std::to_string(kMaxIncludeDepth) + ")");
   RF_TRY_ASSIGN(target, resolve(from, l.include, l.line));
+  if (target.id == "catalog:" + std::string(kAlwaysPath))
+    return error_at(from.display, l.line,
+                    target.display + " applies to every profile by itself; do not @include it");
   for (std::size_t i = 0; i < stack_.size(); ++i) {
     if (stack_[i]->id != target.id) continue;
     std::string chain;

@@ -76,6 +76,9 @@ TEST_CASE("include errors: cycles, missing files, depth") {
   CHECK(error_of(m.load("self")) ==
         "seccomp/profiles/self.policy:2: @include cycle: seccomp/profiles/self.policy -> "
         "seccomp/profiles/self.policy");
+  m.catalog["deny/always.policy"] = "mount: errno EPERM # no\n";
+  CHECK(error_of(m.load_text("@default kill\n@include deny/always\n")) ==
+        "test.policy:2: seccomp/deny/always.policy applies to every profile by itself; do not @include it");
   CHECK(error_of(m.load_text("@default kill\n\n@include groups/nope\n")) ==
         "test.policy:3: @include \"groups/nope\": not found in the catalog");
   CHECK(error_of(m.load_text("@default kill\n@include ../seccomp/groups/a\n")) ==
