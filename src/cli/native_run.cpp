@@ -17,6 +17,7 @@
 #include <cstdlib>
 
 #include "ringfence/base/paths.hpp"
+#include "ringfence/base/sys.hpp"
 #include "ringfence/cli/profile_file.hpp"
 #include "ringfence/spec/describe.hpp"
 #include "ringfence/policy/merge.hpp"
@@ -101,6 +102,31 @@ void add_limits(RunPlan& plan) {
   if (l.pids) plan.notes.push_back("pids limit: applied as RLIMIT_NPROC (per user, not per sandbox)");
 }
 
+}  // namespace
+
+std::vector<std::string> nameservers_in(std::string_view resolv_conf) {
+  std::vector<std::string> out;
+  std::size_t pos = 0;
+  while (pos < resolv_conf.size()) {
+    std::size_t end = resolv_conf.find('\n', pos);
+    if (end == std::string_view::npos) end = resolv_conf.size();
+    std::string_view line = resolv_conf.substr(pos, end - pos);
+    pos = end + 1;
+    constexpr std::string_view kKey = "nameserver";
+    if (line.substr(0, kKey.size()) != kKey || line.size() == kKey.size() || (line[kKey.size()] != ' ' && line[kKey.size()] != '\t'))
+      continue;
+    line.remove_prefix(kKey.size());
+    while (!line.empty() && (line.front() == ' ' || line.front() == '\t')) line.remove_prefix(1);
+    std::size_t stop = line.find_first_of(" \t#;\r");
+    std::string addr(line.substr(0, stop));
+    if (auto pct = addr.find('%'); pct != std::string::npos) addr.resize(pct);  // fe80::1%eth0
+    if (!addr.empty()) out.push_back(addr);
+  }
+  return out;
+}
+
+namespace {
+
 // The violation log: $XDG_RUNTIME_DIR/ringfence/violations.jsonl, else /tmp/ringfence-UID/.
 std::string default_violation_log() {
   if (const char* x = ::getenv("XDG_RUNTIME_DIR"); x && *x == '/')
@@ -118,6 +144,7 @@ void add_connect_policy(RunPlan& plan, const RunOptions& opts) {
   }
   spec::ConnectPolicy& cp = plan.spec.supervision.connect;
   cp.enabled = true;
+  if (auto conf = base::read_file("/etc/resolv.conf")) cp.resolvers = nameservers_in(*conf);
   cp.allow = plan.net_rules.allow;
   cp.deny = plan.net_rules.deny;
   cp.allow.insert(cp.allow.end(), opts.allow_net.begin(), opts.allow_net.end());
@@ -319,6 +346,7 @@ std::string describe_plan(const RunPlan& plan) {
          std::to_string(cp.deny.size()) + " deny rules");
     for (const auto& r : cp.allow) line("  allow " + r);
     for (const auto& r : cp.deny) line("  deny " + r);
+    for (const auto& r : cp.resolvers) line("  DNS resolver (port 53 kept reachable): " + r);
     line("violation log: " + cp.violation_log);
   }
   line("seccomp: " + plan.settings.seccomp);

@@ -78,6 +78,11 @@ Result<std::shared_ptr<Supervisor>> Supervisor::create(const spec::ConnectPolicy
       s->policy_.rules.push_back(std::move(*rule));
     }
   }
+  for (const auto& text : cp.resolvers) {
+    auto addr = net::parse_ip(text);
+    if (!addr) return Error(EINVAL, "DNS resolver '" + text + "': " + addr.error().message());
+    s->policy_.resolvers.push_back(*addr);
+  }
   if (!cp.violation_log.empty()) {
     RF_TRY(make_log_dir(cp.violation_log));
     s->log_.reset(::open(cp.violation_log.c_str(), O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC | O_NOFOLLOW, 0600));

@@ -9,6 +9,7 @@
 
 #include "exec_resolve.hpp"
 #include "ringfence/cli/native.hpp"
+#include "ringfence/cli/native_run.hpp"
 
 using rf::cli::NativeCommand;
 using rf::cli::parse_native;
@@ -115,4 +116,13 @@ TEST_CASE("doctor: --json and --no-cache") {
   REQUIRE(plain);
   CHECK(!plain->doctor.json);
   CHECK(!parse_native({"doctor", "--bogus"}));
+}
+
+TEST_CASE("nameservers_in: resolv.conf's nameserver lines") {
+  const char* conf =
+      "# generated\nsearch example.internal\nnameserver 169.254.169.253\nnameserver\t10.0.0.2 # comment\n"
+      "nameserver fe80::1%eth0\nnameservers 1.1.1.1\n options ndots:2\nnameserver 2001:db8::53";
+  CHECK(rf::cli::nameservers_in(conf) ==
+        Words{"169.254.169.253", "10.0.0.2", "fe80::1", "2001:db8::53"});
+  CHECK(rf::cli::nameservers_in("").empty());
 }

@@ -5,6 +5,7 @@
 
 #include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "ringfence/base/result.hpp"
@@ -64,6 +65,9 @@ base::Result<RunPlan> plan_run(const RunOptions& opts, const HostFacts& host);
 base::Status prepare_home(RunPlan& plan);
 // After the run: copy changed agent files back, then remove the directory (unless kept).
 base::Status finish_home(const RunPlan& plan);
+
+// The nameserver addresses of a resolv.conf (scope ids dropped), in order.
+std::vector<std::string> nameservers_in(std::string_view resolv_conf);
 
 // The dry run's text: settings, level, mounts, environment names, seccomp profile, notes.
 std::string describe_plan(const RunPlan& plan);

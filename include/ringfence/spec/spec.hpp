@@ -85,6 +85,9 @@ struct RLimit {
 struct ConnectPolicy {
   bool enabled = false;
   std::vector<std::string> allow, deny;
+  // DNS resolvers of the host (resolv.conf): port 53 of exactly these stays reachable even inside
+  // the metadata floor (GCE's and AWS's resolvers are link-local addresses).
+  std::vector<std::string> resolvers;
   std::string violation_log;  // a JSON line is appended for every denial; empty: no log file
 };
 
