@@ -305,3 +305,22 @@ TEST_CASE("load_profile reads regular files only") {
   ::unlink(path.c_str());
   ::rmdir(dir);
 }
+
+TEST_CASE("profile file: control characters are refused before the TOML parser sees them") {
+  // toml++ 3.3 asserts on a NUL inside a table header (found by fuzz_profile).
+  auto r = rf::cli::parse_profile(std::string_view("[\r\0v]\nx = 1\n", 12), "p.toml");
+  REQUIRE(!r);
+  CHECK(r.error().message() == "p.toml:1:2: control character 0x0d is not allowed in TOML");
+  auto nul = rf::cli::parse_profile(std::string_view("a = 1\n#\0\n", 9), "p.toml");
+  REQUIRE(!nul);
+  CHECK(nul.error().message() == "p.toml:2:2: control character 0x00 is not allowed in TOML");
+  CHECK(rf::cli::parse_profile("preset = \"balanced\"\r\n\t\n", "p.toml"));  // CRLF and tab are fine
+}
+
+TEST_CASE("profile file: non-ASCII text only in strings and comments") {
+  auto bare = rf::cli::parse_profile("n\xef\xb3\xbfork = 1\n", "p.toml");
+  REQUIRE(!bare);
+  CHECK(bare.error().message() == "p.toml:1:2: non-ASCII text is only allowed in strings and comments");
+  auto ok = rf::cli::parse_profile("# caf\xc3\xa9\n[filesystem]\nmask = [\"caf\xc3\xa9.env\", 'x\xc3\xa9']\n", "p.toml");
+  CHECK(ok);
+}
