@@ -975,6 +975,14 @@ SWEEP = r"""
 import ctypes, json, os, signal, sys, time
 libc = ctypes.CDLL(None, use_errno=True)
 libc.syscall.restype = ctypes.c_long
+
+def state(pid):
+    try:
+        with open(f"/proc/{pid}/stat") as f:
+            return f.read().rsplit(")", 1)[1].split()[0]
+    except OSError:
+        return "?"
+
 out = {}
 for nr in json.loads(sys.argv[1]):
     r, w = os.pipe()
@@ -985,19 +993,24 @@ for nr in json.loads(sys.argv[1]):
         # must never reach the caller's stdin (the host's /dev/null)
         pr, pw = os.pipe()
         os.dup2(pr, 0)
-        signal.setitimer(signal.ITIMER_REAL, 0.3)
         z = ctypes.c_long(0)
         ret = libc.syscall(ctypes.c_long(nr), z, z, z, z, z, z)
         err = ctypes.get_errno()
         os.write(w, json.dumps([ret, err]).encode())
         os._exit(0)
     os.close(w)
-    deadline = time.monotonic() + 3
+    # A call that blocks (pause, select without a timeout, ...) leaves the child asleep: after
+    # 0.2 s asleep or stopped it is ended and counted as blocked. A child that is only slow to
+    # get there on a busy host is still running and is waited for, up to 30 s.
+    start = time.monotonic()
+    blocked = False
     while True:
         p, st = os.waitpid(pid, os.WNOHANG)
         if p:
             break
-        if time.monotonic() > deadline:
+        waited = time.monotonic() - start
+        if (waited > 0.2 and state(pid) in ("S", "T", "t")) or waited > 30:
+            blocked = True
             os.kill(pid, signal.SIGKILL)
             p, st = os.waitpid(pid, 0)
             break
@@ -1006,6 +1019,8 @@ for nr in json.loads(sys.argv[1]):
     os.close(r)
     if data:
         out[nr] = ["ret"] + json.loads(data)
+    elif blocked:
+        out[nr] = ["blocked"]
     elif os.WIFSIGNALED(st):
         out[nr] = ["signal", signal.Signals(os.WTERMSIG(st)).name]
     else:
@@ -1031,6 +1046,8 @@ def sweep_outcome(v):
         return ("ok",) if v[1] >= 0 else ("errno", errno_mod.errorcode.get(v[2], str(v[2])))
     if v[0] == "signal":
         return ("kill", v[1])
+    if v[0] == "blocked":
+        return ("blocked",)
     return ("exit", v[1])
 
 
