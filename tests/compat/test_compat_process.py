@@ -138,7 +138,8 @@ def survivors(ctx, form, root, flag, kill_parent=False):
         os.kill(p.pid, signal.SIGKILL)
         p.wait(timeout=10)
         if flag:
-            h.wait_for(lambda: not h.sandboxed("sleep"), timeout=5)
+            # generous: a loaded machine can take seconds to tear a pid namespace down
+            h.wait_for(lambda: not h.sandboxed("sleep"), timeout=20)
         else:
             time.sleep(1.0)
         sleepers = set(h.sandboxed("sleep"))
