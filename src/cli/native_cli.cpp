@@ -80,6 +80,7 @@ void add_run(CLI::App& app, NativeCommand& out) {
   run->add_flag("--dry-run", r.dry_run, "Print the resolved sandbox and exit");
   opt(run, "--seccomp", r.seccomp, "Seccomp policy: a profile name or a policy file");
   opt(run, "--require", r.require, "Refuse to run below this level: kernel | landlock | soft");
+  opt(run, "--level", r.level, "Run at this level or lower, never higher: kernel | landlock | soft");
   run->add_flag("--allow-unsandboxed", r.allow_unsandboxed, "Run even when no protection is possible");
   run->add_flag("--new-session", r.new_session, "Start COMMAND in a new session (setsid)");
   run->add_option("--allow-net", r.allow_net, "Network on: allow connections to RULE; repeatable")->type_name("RULE");
@@ -103,6 +104,8 @@ void check_run(const RunOptions& r) {
   if (r.timeout && !(*r.timeout > 0)) throw CLI::ValidationError("--timeout", "must be a positive number of seconds");
   if (r.require && *r.require != "kernel" && *r.require != "landlock" && *r.require != "soft")
     throw CLI::ValidationError("--require", "expected kernel, landlock or soft, got '" + *r.require + "'");
+  if (r.level && *r.level != "kernel" && *r.level != "landlock" && *r.level != "soft")
+    throw CLI::ValidationError("--level", "expected kernel, landlock or soft, got '" + *r.level + "'");
 }
 
 }  // namespace

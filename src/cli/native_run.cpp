@@ -24,6 +24,7 @@
 #include "ringfence/policy/policy.hpp"
 #include "exec_resolve.hpp"
 #include "run_fs.hpp"
+#include "run_landlock.hpp"
 
 extern char** environ;
 
@@ -241,6 +242,23 @@ Status build_soft_jail(RunPlan& plan, const RunOptions& opts, const presets::Age
   return {};
 }
 
+// No namespaces, as the soft jail, but a Landlock ruleset confines the files (run_landlock.cpp);
+// the network as in the soft jail: the connect policy, which refuses everything when "off".
+Status build_landlock_jail(RunPlan& plan, const RunOptions& opts, const presets::AgentProfile& agent, int abi) {
+  plan.soft_agent_dirs.clear();
+  RF_TRY(add_landlock_jail(plan, opts, agent, abi));
+  if (plan.settings.network) {
+    add_connect_policy(plan, opts);
+  } else {
+    add_connect_policy(plan, RunOptions{});
+    plan.spec.supervision.connect.allow.clear();
+    plan.spec.supervision.connect.deny = {"*"};
+    plan.notes.push_back("network off at the landlock level: enforced by the connect policy (every inet connection "
+                         "and addressed send refused, loopback included), not by a network namespace");
+  }
+  return {};
+}
+
 }  // namespace
 
 Result<RunPlan> plan_run(const RunOptions& given, const HostFacts& host) {
@@ -282,19 +300,24 @@ Result<RunPlan> plan_run(const RunOptions& given, const HostFacts& host) {
   plan.project = *project;
   if (plan.project == "/") return Error(EINVAL, "the project cannot be / (the whole host would be writable)");
   plan.home_inside = home_of_caller();
-  // The level: what the preset aims at, as far as this host goes. The Landlock filesystem jail
-  // is not built yet, so a host without working user namespaces runs the soft jail, and says so.
+  // The level: what the preset aims at (--level may lower it, never raise it), as far as this
+  // host goes: the kernel jail, else the Landlock jail (no user namespaces), else the soft jail.
   presets::Level aim = plan.settings.fs_jail == presets::Level::Kernel ? presets::Level::Kernel : presets::Level::Soft;
+  if (opts.level) {
+    auto forced = presets::level_by_name(*opts.level);
+    if (!forced) return Error(0, "--level: " + forced.error().message());
+    if (*forced < aim) {
+      aim = *forced;
+      plan.notes.push_back("level lowered to " + std::string(presets::level_name(aim)) + " by --level");
+    }
+  }
   presets::Level host_level = plan.settings.network ? host.level_network_on : host.level_network_off;
+  if (host_level == presets::Level::Landlock && host.landlock_abi < 1) host_level = presets::Level::Soft;
   plan.level = std::min(aim, host_level);
   if (plan.level < aim) {
-    plan.notes.push_back("this host cannot run the kernel jail: " +
+    plan.notes.push_back("this host cannot run the " + std::string(presets::level_name(aim)) + " jail: " +
                          (host.why_not_kernel.empty() ? std::string("see `ringfence doctor`") : host.why_not_kernel));
     plan.level_reason = host.why_not_kernel;
-  }
-  if (plan.level == presets::Level::Landlock) {
-    plan.level = presets::Level::Soft;
-    plan.notes.push_back("the Landlock filesystem jail is not built yet: running the soft jail");
   }
 
   spec::Spec& s = plan.spec;
@@ -308,6 +331,8 @@ Result<RunPlan> plan_run(const RunOptions& given, const HostFacts& host) {
   if (plan.settings.timeout) s.supervision.timeout_ms = *plan.settings.timeout * 1000;
   if (plan.level == presets::Level::Kernel) {
     RF_TRY(build_kernel_jail(plan, opts, *agent));
+  } else if (plan.level == presets::Level::Landlock) {
+    RF_TRY(build_landlock_jail(plan, opts, *agent, host.landlock_abi));
   } else {
     RF_TRY(build_soft_jail(plan, opts, *agent));
   }
@@ -356,6 +381,20 @@ std::string describe_plan(const RunPlan& plan) {
   for (const auto& n : plan.dropped_env) line("environment dropped: " + n);
   for (const auto& f : plan.exec_allowed) line("may execute: " + f);
   for (const auto& n : plan.notes) line("not enforced: " + n);
+  if (plan.spec.landlock) {
+    line("landlock rules (all else refused; also the throwaway HOME and a private TMPDIR, read-write-execute):");
+    for (const auto& r : plan.spec.landlock_rules) {
+      using R = spec::Spec::FsRule;
+      std::string rights;
+      if (r.rights & R::Read) rights += "read ";
+      if (r.rights & R::Write) rights += "write ";
+      if (r.rights & R::Execute) rights += "execute ";
+      if (r.rights & R::Ioctl) rights += "ioctl ";
+      if (!rights.empty()) rights.pop_back();
+      line("  " + r.path + " (" + rights + ")");
+    }
+    for (const auto& [rel, host] : plan.home_links) line("linked into home: " + rel + " -> " + host);
+  }
   line("sandbox:");
   std::string spec_text = spec::describe(plan.spec);
   out += spec_text;

@@ -18,6 +18,7 @@
 #include "ringfence/base/paths.hpp"
 #include "ringfence/base/sys.hpp"
 #include "ringfence/base/unique_fd.hpp"
+#include "run_landlock.hpp"
 
 namespace rf::cli {
 namespace {
@@ -347,6 +348,7 @@ Status prepare_home(RunPlan& plan) {
     for (const auto& d : plan.soft_agent_dirs)
       if (real && ::symlink((std::string(real) + "/" + d).c_str(), (plan.home_host + "/" + d).c_str()) != 0)
         return base::errno_error("cannot link " + d + " into " + plan.home_host);
+    if (plan.spec.landlock) RF_TRY(prepare_landlock_home(plan));
   }
   for (const auto& c : plan.copies) {
     std::string to = plan.home_host + "/" + c.inside;
@@ -359,6 +361,8 @@ Status prepare_home(RunPlan& plan) {
 }
 
 Status finish_home(const RunPlan& plan) {
+  if (struct stat st {}; !plan.tmp_host.empty() && ::lstat(plan.tmp_host.c_str(), &st) == 0)
+    remove_tree_at(AT_FDCWD, plan.tmp_host.c_str(), st.st_dev);  // the landlock level's TMPDIR
   if (plan.home_host.empty()) return {};
   Status result;
   for (const auto& c : plan.copies) {

@@ -1,10 +1,13 @@
 // SPDX-License-Identifier: LGPL-2.1-or-later
 // The soft jail: the command runs as an ordinary child of the launcher with the rebuilt
-// environment, no_new_privs and the seccomp programs. It confines nothing on the filesystem; the
-// front end says so. The launcher is a subreaper so that nothing the command starts outlives it.
+// environment, no capabilities, no_new_privs and the seccomp programs. Alone it confines nothing
+// on the filesystem, and the front end says so; at the landlock level a Landlock ruleset does
+// (landlock.cpp). The launcher is a subreaper so that nothing the command starts outlives it.
 #include <dirent.h>
 #include <fcntl.h>
 #include <signal.h>
+#include <linux/securebits.h>
+#include <sys/capability.h>
 #include <sys/prctl.h>
 #include <sys/resource.h>
 #include <sys/signalfd.h>
@@ -59,6 +62,39 @@ void kill_leftovers() {
   }
 }
 
+// No capability survives into the command, even for a root caller (threat model SOFT-03): the
+// bounding set emptied and the securebits locked (so an exec as uid 0 regains nothing), ambient
+// cleared, then effective, permitted and inheritable emptied. Without CAP_SETPCAP (any
+// unprivileged caller) the bounding set and securebits cannot change, and need not: such a
+// process has nothing to regain, and no_new_privs stops setuid and file capabilities.
+base::Status drop_every_capability_in_child() {
+  cap_flag_value_t setpcap = CAP_CLEAR;
+  if (cap_t c = cap_get_proc()) {
+    cap_get_flag(c, CAP_SETPCAP, CAP_EFFECTIVE, &setpcap);
+    cap_free(c);
+  }
+  if (setpcap == CAP_SET) {
+    for (int i = 0; i < 64; ++i) {
+      if (::prctl(PR_CAPBSET_DROP, i, 0, 0, 0) == 0) continue;
+      if (errno == EINVAL) break;  // past the kernel's last capability
+      return base::errno_error("dropping capability " + std::to_string(i) + " from the bounding set");
+    }
+    const unsigned long bits = SECBIT_NOROOT | SECBIT_NOROOT_LOCKED | SECBIT_NO_SETUID_FIXUP |
+                               SECBIT_NO_SETUID_FIXUP_LOCKED | SECBIT_KEEP_CAPS_LOCKED |
+                               SECBIT_NO_CAP_AMBIENT_RAISE | SECBIT_NO_CAP_AMBIENT_RAISE_LOCKED;
+    if (::prctl(PR_SET_SECUREBITS, bits, 0, 0, 0) != 0) return base::errno_error("prctl(PR_SET_SECUREBITS)");
+  }
+  if (::prctl(PR_CAP_AMBIENT, PR_CAP_AMBIENT_CLEAR_ALL, 0, 0, 0) != 0 && errno != EINVAL)
+    return base::errno_error("clearing the ambient capabilities");
+  cap_t none = cap_init();
+  if (none == nullptr) return base::errno_error("cap_init");
+  int rc = cap_set_proc(none);
+  int saved = errno;
+  cap_free(none);
+  if (rc != 0) return base::Error(saved, "capset (dropping every capability) failed");
+  return {};
+}
+
 [[noreturn]] void exec_soft_in_child(const spec::Spec& spec, const ChildContext& ctx, std::vector<std::string> env) {
   const int out = ctx.status_fd;
   if (ctx.restore_sigmask) ::sigprocmask(SIG_SETMASK, &ctx.sigmask, nullptr);
@@ -86,6 +122,9 @@ void kill_leftovers() {
   std::vector<char*> argv;
   for (auto& a : args) argv.push_back(a.data());
   argv.push_back(nullptr);
+  if (auto s = drop_every_capability_in_child(); !s) report_and_exit_in_child(out, Stage::Capabilities, s.error());
+  // The landlock level's filesystem layer, then shell off's execute layer stacked on it.
+  if (auto s = restrict_fs_in_child(ctx); !s) report_and_exit_in_child(out, Stage::Capabilities, s.error());
   if (auto s = restrict_exec_in_child(ctx); !s) report_and_exit_in_child(out, Stage::Capabilities, s.error());
   // The connect policy's filter before the Spec's programs (see pid1.cpp for why the order holds).
   if (auto s = install_connect_filter_in_child(ctx); !s) report_and_exit_in_child(out, Stage::Seccomp, s.error());

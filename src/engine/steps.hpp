@@ -46,6 +46,9 @@ base::Result<Outcome> run_soft_jail(const spec::Spec& spec);
 
 // landlock.cpp: with spec.restrict_exec, only spec.exec_allow may be executed from here on.
 base::Status restrict_exec_in_child(const ChildContext& ctx);
+// landlock.cpp: with spec.landlock, the filesystem ruleset of the landlock level (and, at ABI 6
+// and later, abstract-socket and signal scoping).
+base::Status restrict_fs_in_child(const ChildContext& ctx);
 
 // caps.cpp: the caller's effective set (read in the parent, before clone).
 std::uint64_t caller_effective_caps_from_parent();

@@ -2,9 +2,11 @@
 # SPDX-License-Identifier: LGPL-2.1-or-later
 # `ringfence run` on a host that refuses user namespaces (simulated: a seccomp filter refusing
 # CLONE_NEWUSER, as Docker's default profile does): never silently unsandboxed. It falls back to
-# the soft jail and says so on its level line, --require kernel refuses with 123, "network off"
-# still holds (the connect policy refuses every inet destination, loopback included, while a
-# listener on the host's loopback sees nothing), and HOME is still a throwaway directory.
+# the landlock level (this host has Landlock; test_run_landlock.py attacks it), or with
+# `--level soft` to the soft jail, and says so on its level line; --require kernel refuses with
+# 123, "network off" still holds at both levels (the connect policy refuses every inet
+# destination, loopback included, while a listener on the host's loopback sees nothing), and HOME
+# is still a throwaway directory.
 import os
 import shutil
 import socket
@@ -61,17 +63,20 @@ def main():
             script = (f'echo "HOME=$HOME"; env | grep -c CANARY; '
                       f'python3 -c "import socket; s=socket.socket(); s.settimeout(3); '
                       f'print(s.connect_ex((\'127.0.0.1\', {port})))"')
-            r = run(user, ["--network", "off", "--", "sh", "-c", script], proj, env)
-            check(f"{user}: runs", r.returncode == 0, f"rc={r.returncode} {r.stderr}")
-            check(f"{user}: the level line says soft", r.stderr.startswith("ringfence: level soft"), r.stderr)
-            lines = r.stdout.split("\n")
-            check(f"{user}: HOME is a throwaway directory", len(lines) > 1 and "/ringfence" in lines[0]
-                  and "nonexistent" not in lines[0], r.stdout)
-            check(f"{user}: credentials dropped", len(lines) > 1 and lines[1] == "0", r.stdout)
-            check(f"{user}: network off refuses loopback too (ECONNREFUSED)",
-                  len(lines) > 2 and lines[2] == "111", r.stdout)
+            for level, extra in (("landlock", []), ("soft", ["--level", "soft"])):
+                tag = f"{user}, {level}"
+                r = run(user, extra + ["--network", "off", "--", "sh", "-c", script], proj, env)
+                check(f"{tag}: runs", r.returncode == 0, f"rc={r.returncode} {r.stderr}")
+                check(f"{tag}: the level line says {level}", r.stderr.startswith(f"ringfence: level {level}"),
+                      r.stderr)
+                lines = r.stdout.split("\n")
+                check(f"{tag}: HOME is a throwaway directory", len(lines) > 1 and "/ringfence" in lines[0]
+                      and "nonexistent" not in lines[0], r.stdout)
+                check(f"{tag}: credentials dropped", len(lines) > 1 and lines[1] == "0", r.stdout)
+                check(f"{tag}: network off refuses loopback too (ECONNREFUSED)",
+                      len(lines) > 2 and lines[2] == "111", r.stdout)
             r = run(user, ["--network", "off", "--dry-run", "--", "true"], proj, env)
-            check(f"{user}: the dry run names the cause", "CLONE_NEWUSER" in r.stdout and "level: soft" in r.stdout,
+            check(f"{user}: the dry run names the cause", "CLONE_NEWUSER" in r.stdout and "level: landlock" in r.stdout,
                   r.stdout[:2000])
             r = run(user, ["--require", "kernel", "--", "true"], proj, env)
             check(f"{user}: --require kernel refuses (123)", r.returncode == 123, f"rc={r.returncode} {r.stderr}")

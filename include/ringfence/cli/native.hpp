@@ -49,6 +49,7 @@ struct RunOptions {
   bool dry_run = false;
   std::optional<std::string> seccomp;  // policy name or file (overrides the preset's)
   std::optional<std::string> require;  // kernel | landlock | soft
+  std::optional<std::string> level;    // kernel | landlock | soft: run at most this level
   bool allow_unsandboxed = false;
   std::vector<std::string> allow_net, deny_net;  // --allow-net / --deny-net network rules
   bool allow_unfiltered_network = false;          // network on without the connect policy

@@ -6,6 +6,7 @@
 #include <optional>
 #include <string>
 #include <string_view>
+#include <utility>
 #include <vector>
 
 #include "ringfence/base/result.hpp"
@@ -33,6 +34,12 @@ struct RunPlan {
   std::string home_host;              // the throwaway directory (made by prepare_home)
   std::vector<HomeCopy> copies;
   std::vector<std::string> soft_agent_dirs;  // soft jail: agent directories linked into HOME
+  // The landlock level: directories made in the throwaway HOME, then links (relative path in
+  // HOME -> host path) to the agent's entries, which the Landlock rules grant one by one; and
+  // the private TMPDIR (made by prepare_home, removed by finish_home).
+  std::vector<std::string> home_dirs;
+  std::vector<std::pair<std::string, std::string>> home_links;
+  std::string tmp_host;
   std::vector<std::string> dropped_env;  // names only
   std::vector<std::string> masked;       // paths hidden in the project and on system paths
   std::vector<std::string> notes;        // what is not enforced, and why

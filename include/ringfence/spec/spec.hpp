@@ -153,6 +153,24 @@ struct Spec {
   // filesystem op; only the environment, chdir, rlimits, no_new_privs and seccomp apply, and
   // the launcher (a subreaper) kills whatever the command leaves behind.
   bool soft_jail = false;
+  // The landlock level (with soft_jail): a Landlock filesystem ruleset applied to the command
+  // before exec, after no_new_privs. Each rule gives rights on a host path and everything
+  // beneath it; every path not covered is refused. The engine maps the rights onto the kernel's
+  // Landlock ABI (refer, truncate and device ioctls where it has them) and, at ABI 6 and
+  // later, also scopes abstract unix sockets and signals to the sandbox.
+  struct FsRule {
+    enum Right : unsigned {
+      Read = 1,     // read files, list directories
+      Write = 2,    // write, truncate, create, remove, rename (no device nodes)
+      Execute = 4,  // execute files
+      Ioctl = 8,    // ioctl on device nodes (the terminal)
+    };
+    std::string path;  // host path; a symlink is followed
+    unsigned rights = 0;
+    bool allow_missing = true;  // a missing path is skipped; else the run fails
+  };
+  bool landlock = false;
+  std::vector<FsRule> landlock_rules;
   // How errors are worded: bwrap mode prints "bwrap: <message>" exactly as bwrap does.
   bool bwrap_messages = true;
 };

@@ -1,0 +1,285 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
+// The landlock level of `ringfence run`. There is no mount namespace, so the sandbox sees the
+// host's tree and Landlock decides what it may touch: system directories read and execute (/etc
+// piece by piece, so that its secrets stay out), a few /dev nodes, /proc read, the project, the
+// throwaway HOME and a private TMPDIR read-write, the agent's own entries as its profile says.
+// Everything else (the real home, other projects, /tmp, /run, /var, /sys) is refused.
+#include "run_landlock.hpp"
+
+#include <dirent.h>
+#include <fcntl.h>
+#include <glob.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cerrno>
+#include <climits>
+#include <cstdlib>
+
+#include "ringfence/base/paths.hpp"
+#include "ringfence/base/unique_fd.hpp"
+
+namespace rf::cli {
+namespace {
+
+using base::Error;
+using base::Status;
+using Rule = spec::Spec::FsRule;
+
+constexpr unsigned kR = Rule::Read;
+constexpr unsigned kW = Rule::Write;
+constexpr unsigned kX = Rule::Execute;
+constexpr unsigned kIoctl = Rule::Ioctl;
+
+// The directories the kernel jail binds read-only (run_fs.cpp add_system_dirs), /etc apart.
+const char* const kSystemRoots[] = {"/usr", "/bin", "/sbin", "/lib", "/lib32", "/lib64", "/libx32", "/opt", "/nix"};
+// Where a symlink in /etc may not lead, even to a single file: homes, shared temp, mounts.
+const char* const kNeverThrough[] = {"/home", "/root", "/tmp", "/var/tmp", "/mnt", "/media", "/srv", "/run/user"};
+
+void rule(RunPlan& plan, const std::string& path, unsigned rights, bool allow_missing = true) {
+  plan.spec.landlock_rules.push_back({path, rights, allow_missing});
+}
+
+bool under_any(const std::string& path, const std::vector<std::string>& roots) {
+  return std::any_of(roots.begin(), roots.end(), [&path](const std::string& r) { return base::is_under(path, r); });
+}
+
+base::Result<std::vector<std::string>> entries_of(const std::string& dir) {
+  base::UniqueFd fd(::open(dir.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC));
+  if (!fd.valid()) return base::errno_error("cannot list " + dir);
+  DIR* d = ::fdopendir(fd.release());
+  if (!d) return base::errno_error("cannot list " + dir);
+  std::vector<std::string> out;
+  while (dirent* e = ::readdir(d))
+    if (std::string n = e->d_name; n != "." && n != "..") out.push_back(n);
+  ::closedir(d);
+  std::sort(out.begin(), out.end());
+  return out;
+}
+
+std::string real_path(const std::string& p) {
+  char buf[PATH_MAX];
+  return ::realpath(p.c_str(), buf) ? std::string(buf) : std::string();
+}
+
+// `dir` with `rights`, except the paths in `hidden`: Landlock cannot take a file out of an
+// allowed tree, so a directory holding a hidden path is allowed entry by entry instead, down to
+// the hidden ones. Entries created after the start are not covered (refused). A symlink entry
+// is granted at its target only when that is a single file outside every home and shared temp
+// directory (/etc/resolv.conf -> /run/systemd/resolve/stub-resolv.conf); a target inside the
+// system roots or /etc needs no rule of its own.
+Status allow_except(RunPlan& plan, const std::string& dir, const std::vector<std::string>& hidden, unsigned rights,
+                    const std::vector<std::string>& roots, const std::string& real_home, int depth) {
+  RF_TRY_ASSIGN(names, entries_of(dir));
+  for (const auto& name : names) {
+    const std::string p = dir + "/" + name;
+    if (std::find(hidden.begin(), hidden.end(), p) != hidden.end()) continue;
+    struct stat st {};
+    if (::lstat(p.c_str(), &st) != 0) continue;
+    if (S_ISLNK(st.st_mode)) {
+      const std::string t = real_path(p);
+      if (t.empty() || under_any(t, hidden) || under_any(t, roots) || base::is_under(t, "/etc")) continue;
+      struct stat ts {};
+      if (::stat(t.c_str(), &ts) != 0 || !S_ISREG(ts.st_mode)) continue;
+      bool outside = base::is_under(t, real_home) || base::is_under(t, plan.project);
+      for (const char* n : kNeverThrough) outside = outside || base::is_under(t, n);
+      if (!outside) rule(plan, t, kR);
+      continue;
+    }
+    bool holds_hidden = std::any_of(hidden.begin(), hidden.end(),
+                                    [&p](const std::string& h) { return h != p && base::is_under(h, p); });
+    if (holds_hidden && S_ISDIR(st.st_mode) && depth < 8) {
+      RF_TRY(allow_except(plan, p, hidden, rights, roots, real_home, depth + 1));
+    } else {
+      rule(plan, p, rights);
+    }
+  }
+  return {};
+}
+
+// The parent directories of a relative path in HOME, in order ("a/b/c" -> "a", "a/b").
+void add_parents(RunPlan& plan, const std::string& rel) {
+  for (auto slash = rel.find('/'); slash != std::string::npos; slash = rel.find('/', slash + 1)) {
+    std::string d = rel.substr(0, slash);
+    if (std::find(plan.home_dirs.begin(), plan.home_dirs.end(), d) == plan.home_dirs.end()) plan.home_dirs.push_back(d);
+  }
+}
+
+// A writable agent directory with read-only entries (its settings, hooks, plugins: PER-03): a
+// real directory in the throwaway HOME with each host entry linked into it. Writable entries are
+// granted read-write, protected ones read and execute, so a protected file cannot be written,
+// and one the host lacks cannot be created there (a new top-level entry lands in the throwaway
+// directory and is not kept, as in the kernel jail). Symlinks among the entries are linked but
+// granted nothing: their targets need a rule of their own.
+Status guard_agent_dir(RunPlan& plan, const std::string& host, const std::string& rel,
+                       const std::vector<std::string>& protected_rel, int depth) {
+  add_parents(plan, rel);
+  plan.home_dirs.push_back(rel);
+  RF_TRY_ASSIGN(names, entries_of(host));
+  for (const auto& name : names) {
+    bool prot = std::find(protected_rel.begin(), protected_rel.end(), name) != protected_rel.end();
+    std::vector<std::string> below;
+    for (const auto& p : protected_rel)
+      if (p.rfind(name + "/", 0) == 0) below.push_back(p.substr(name.size() + 1));
+    const std::string h = host + "/" + name, r = rel + "/" + name;
+    struct stat st {};
+    if (::lstat(h.c_str(), &st) != 0) continue;
+    if (S_ISLNK(st.st_mode)) {
+      plan.home_links.emplace_back(r, h);
+    } else if (prot) {
+      plan.home_links.emplace_back(r, h);
+      rule(plan, h, kR | kX);
+    } else if (!below.empty() && S_ISDIR(st.st_mode) && depth < 8) {
+      RF_TRY(guard_agent_dir(plan, h, r, below, depth + 1));
+    } else {
+      plan.home_links.emplace_back(r, h);
+      rule(plan, h, kR | kW | kX);
+    }
+  }
+  return {};
+}
+
+Status add_agent(RunPlan& plan, const presets::AgentProfile& agent, const std::string& real_home) {
+  const auto& config = agent.config;
+  for (std::size_t i = 0; i < config.size(); ++i) {
+    const auto& c = config[i];
+    const std::string host = real_home + "/" + c.path;
+    struct stat st {};
+    if (::stat(host.c_str(), &st) != 0) {
+      if (c.optional) continue;
+      return base::errno_error("agent " + agent.name + " needs " + host);
+    }
+    const bool rw = c.access == presets::Access::ReadWrite;
+    if (c.transfer == presets::Transfer::Copy) {
+      if (S_ISREG(st.st_mode)) plan.copies.push_back({host, c.path, false});
+      continue;
+    }
+    std::vector<std::string> protected_rel;
+    for (std::size_t j = i + 1; rw && S_ISDIR(st.st_mode) && j < config.size(); ++j)
+      if (config[j].access == presets::Access::ReadOnly && config[j].path.rfind(c.path + "/", 0) == 0)
+        protected_rel.push_back(config[j].path.substr(c.path.size() + 1));
+    if (!protected_rel.empty()) {
+      RF_TRY(guard_agent_dir(plan, host, c.path, protected_rel, 0));
+      for (std::size_t j = i + 1; j < config.size() && config[j].path.rfind(c.path + "/", 0) == 0; ++j) ++i;
+      continue;
+    }
+    add_parents(plan, c.path);
+    plan.home_links.emplace_back(c.path, host);
+    rule(plan, host, rw ? kR | kW | kX : kR | kX);
+  }
+  return {};
+}
+
+// The terminal the command inherits on fds 0-2, so that it can open it again by name
+// (`> /dev/stderr`); it has it open already.
+void add_terminal(RunPlan& plan) {
+  for (int fd = 0; fd <= 2; ++fd) {
+    char name[PATH_MAX];
+    if (!::isatty(fd) || ::ttyname_r(fd, name, sizeof name) != 0) continue;
+    std::string t = real_path(name);
+    struct stat st {};
+    if (t.empty() || !base::is_under(t, "/dev") || ::stat(t.c_str(), &st) != 0 || !S_ISCHR(st.st_mode)) continue;
+    bool seen = std::any_of(plan.spec.landlock_rules.begin(), plan.spec.landlock_rules.end(),
+                            [&t](const Rule& r) { return r.path == t; });
+    if (!seen) rule(plan, t, kR | kW | kIoctl);
+  }
+}
+
+}  // namespace
+
+Status add_landlock_jail(RunPlan& plan, const RunOptions& opts, const presets::AgentProfile& agent, int abi) {
+  spec::Spec& s = plan.spec;
+  s.soft_jail = true;
+  s.landlock = true;
+  const char* env_home = ::getenv("HOME");
+  const std::string real_home = env_home && *env_home == '/' ? base::normalize(env_home) : plan.home_inside;
+
+  std::vector<std::string> roots;
+  for (const char* r : kSystemRoots) {
+    struct stat st {};
+    if (::lstat(r, &st) != 0) continue;
+    rule(plan, r, kR | kX);
+    roots.push_back(S_ISLNK(st.st_mode) ? real_path(r) : std::string(r));
+  }
+  std::vector<std::string> hidden;
+  for (const auto& secret : presets::system_secret_paths()) {
+    glob_t g{};
+    if (::glob(secret.path.c_str(), GLOB_NOSORT, nullptr, &g) == 0)
+      for (size_t i = 0; i < g.gl_pathc; ++i) {
+        hidden.push_back(g.gl_pathv[i]);
+        plan.masked.push_back(g.gl_pathv[i]);
+      }
+    ::globfree(&g);
+  }
+  if (struct stat st {}; ::stat("/etc", &st) == 0) RF_TRY(allow_except(plan, "/etc", hidden, kR | kX, roots, real_home, 0));
+
+  for (const char* d : {"/dev/null", "/dev/zero", "/dev/full", "/dev/random", "/dev/urandom"}) rule(plan, d, kR | kW);
+  rule(plan, "/dev/tty", kR | kW | kIoctl);
+  add_terminal(plan);
+  rule(plan, "/proc", kR);
+
+  const bool rw = plan.settings.project_writable;
+  rule(plan, plan.project, kR | kX | (rw ? kW : 0), false);
+  if (opts.workspace) plan.notes.push_back("--workspace: no /workspace at the landlock level (no mount namespace)");
+  auto bind = [&plan](const std::string& item, unsigned rights) -> Status {
+    auto colon = item.find(':');
+    std::string src = item.substr(0, colon);
+    std::string t = real_path(src);
+    if (t.empty()) return base::errno_error("bind source " + src);
+    if (colon != std::string::npos && base::normalize(item.substr(colon + 1)) != t) {
+      plan.notes.push_back("--bind/--ro-bind " + item + ": a different destination needs a mount namespace; " + t +
+                           " is reachable at its own path only");
+    }
+    rule(plan, t, rights, false);
+    return {};
+  };
+  for (const auto& b : opts.binds) RF_TRY(bind(b, kR | kW | kX));
+  for (const auto& b : opts.ro_binds) RF_TRY(bind(b, kR | kX));
+  RF_TRY(add_agent(plan, agent, real_home));
+
+  // What this level does not enforce (the dry run lists each as "not enforced: ...").
+  const std::string at = "landlock level: ";
+  plan.notes.push_back(at + "masks do not apply: files in the project matching a mask (.env, *.pem, ...) are "
+                            "readable (Landlock cannot take a file out of an allowed directory)");
+  if (rw)
+    plan.notes.push_back(at + "the project's .git/hooks and .git/config are writable (for the same reason)");
+  plan.notes.push_back(at + "no PID namespace: this user's other processes are listed in /proc (command lines, "
+                            "status); their memory, environment and fds stay refused (Landlock's ptrace scoping)");
+  plan.notes.push_back(at + "pathname unix sockets of the host (tmux, screen, the D-Bus session bus, ssh-agent, "
+                            "docker.sock) can be connected to: Landlock ABI " + std::to_string(abi) +
+                            " does not check connect(2), and the connect policy leaves unix paths to the filesystem");
+  plan.notes.push_back(at + "no IPC namespace: System V IPC objects and POSIX message queues of the host are shared");
+  if (abi < 6)
+    plan.notes.push_back(at + "no abstract-socket or signal scoping (Landlock ABI " + std::to_string(abi) +
+                         " < 6): signals to this user's other processes are not stopped");
+  if (abi < 5)
+    plan.notes.push_back(at + "ioctl on device nodes is not controlled (Landlock ABI " + std::to_string(abi) +
+                         " < 5; seccomp still refuses TIOCSTI and TIOCLINUX)");
+  if (abi < 3)
+    plan.notes.push_back(at + "truncate(2) is not controlled (Landlock ABI " + std::to_string(abi) +
+                         " < 3): files outside the project that this user may write can be truncated");
+  if (abi < 2)
+    plan.notes.push_back(at + "renaming or linking across directories is refused everywhere (Landlock ABI 1)");
+  return {};
+}
+
+Status prepare_landlock_home(RunPlan& plan) {
+  for (const auto& d : plan.home_dirs) {
+    std::string p = plan.home_host + "/" + d;
+    if (::mkdir(p.c_str(), 0700) != 0 && errno != EEXIST) return base::errno_error("mkdir " + p);
+  }
+  for (const auto& [rel, host] : plan.home_links) {
+    std::string p = plan.home_host + "/" + rel;
+    if (::symlink(host.c_str(), p.c_str()) != 0) return base::errno_error("cannot link " + host + " at " + p);
+  }
+  std::string tmpl = base::parent(plan.home_host) + "/tmp-XXXXXX";
+  if (::mkdtemp(tmpl.data()) == nullptr) return base::errno_error("mkdtemp " + tmpl);
+  plan.tmp_host = tmpl;
+  rule(plan, plan.home_host, kR | kW | kX, false);
+  rule(plan, plan.tmp_host, kR | kW | kX, false);
+  plan.spec.env_ops.push_back({spec::EnvOp::Kind::Set, "TMPDIR", plan.tmp_host});
+  return {};
+}
+
+}  // namespace rf::cli
