@@ -15,6 +15,7 @@
 #include "ringfence/engine/launch.hpp"
 #include "ringfence/presets/presets.hpp"
 #include "ringfence/probe/probe.hpp"
+#include "ringfence/verify/verify.hpp"
 
 namespace {
 
@@ -137,6 +138,38 @@ int run_native_doctor(const rf::cli::DoctorCommand& cmd) {
   return 0;
 }
 
+// `ringfence verify`: the network fixture needs a private user and network namespace, which the
+// probe says whether this host gives.
+int run_native_verify(const rf::cli::VerifyCommand& cmd) {
+  namespace log = rf::base::log;
+  const rf::probe::Report probe = rf::probe::host_report(true);
+  rf::verify::HostInfo host;
+  host.private_netns = true;
+  for (const char* id : {"userns", "idmap", "netns"}) {
+    const rf::probe::Check* c = rf::probe::find_check(probe, id);
+    if (c && c->available == rf::probe::Availability::Yes) continue;
+    host.private_netns = false;
+    host.why_no_netns = c ? c->layer + ": " + c->detail : std::string(id) + ": not probed";
+    break;
+  }
+  rf::verify::Options o;
+  o.preset = cmd.preset;
+  o.level = cmd.level;
+  o.attack_program = cmd.attack_program;
+  auto r = rf::verify::run(o, host);
+  if (!r) {
+    log::error("verify: " + r.error().describe());
+    return rf::cli::kExitSetup;
+  }
+  if (r->interrupted_by) {
+    log::error("verify: interrupted by signal " + std::to_string(r->interrupted_by) +
+               "; its sandboxes were stopped and its temporary files removed");
+    return 128 + r->interrupted_by;
+  }
+  print_to(stdout, cmd.json ? rf::verify::to_json(*r) : rf::verify::format_table(*r));
+  return rf::verify::exit_code(*r);
+}
+
 int run_native(const std::vector<std::string>& args) {
   auto cmd = rf::cli::parse_native(args);
   if (!cmd) {
@@ -150,13 +183,14 @@ int run_native(const std::vector<std::string>& args) {
     case rf::cli::NativeCommand::Kind::Preset: return run_native_preset(cmd->preset);
     case rf::cli::NativeCommand::Kind::Run: return run_native_run(cmd->run);
     case rf::cli::NativeCommand::Kind::Doctor: return run_native_doctor(cmd->doctor);
+    case rf::cli::NativeCommand::Kind::Verify: return run_native_verify(cmd->verify);
   }
   print_to(stdout, std::string("ringfence ") + RF_VERSION + "\n");
   return 0;
 }
 
 bool is_native_command(const std::string& a) {
-  return a == "run" || a == "policy" || a == "preset" || a == "doctor" || a == "--help" || a == "-h" || a == "--help-all";
+  return a == "run" || a == "policy" || a == "preset" || a == "doctor" || a == "verify" || a == "--help" || a == "-h" || a == "--help-all";
 }
 
 int run(int argc, char** argv) {

@@ -6,6 +6,7 @@
 #include <algorithm>
 
 #include "ringfence/cli/native.hpp"
+#include "ringfence/presets/presets.hpp"
 
 namespace rf::cli {
 namespace {
@@ -49,6 +50,27 @@ void add_doctor(CLI::App& app, NativeCommand& out) {
   doctor->add_flag("--json", out.doctor.json, "The same report as JSON");
   doctor->add_flag("--no-cache", out.doctor.no_cache, "Probe again; do not use the per-boot cache");
   doctor->callback([&out] { out.kind = NativeCommand::Kind::Doctor; });
+}
+
+template <typename T>
+CLI::Option* opt(CLI::App* app, const std::string& name, std::optional<T>& dest, const std::string& help);
+
+void add_verify(CLI::App& app, NativeCommand& out) {
+  auto* verify = app.add_subcommand("verify", "Attack a real sandbox on this host and report what held");
+  auto& v = out.verify;
+  opt(verify, "--preset", v.preset, "The preset to attack: trusted | balanced (default) | hardened | read-only");
+  opt(verify, "--level", v.level, "Attack the sandbox at this level or lower: kernel | landlock | soft");
+  opt(verify, "--attack-program", v.attack_program, "The rf-attack program (default: the installed one)")
+      ->type_name("PATH");
+  verify->add_flag("--json", v.json, "The same report as one JSON document");
+  verify->callback([&out] {
+    out.kind = NativeCommand::Kind::Verify;
+    const auto& l = out.verify.level;
+    if (l && *l != "kernel" && *l != "landlock" && *l != "soft")
+      throw CLI::ValidationError("--level", "expected kernel, landlock or soft, got '" + *l + "'");
+    if (const auto& p = out.verify.preset; p)
+      if (auto known = presets::preset_by_name(*p); !known) throw CLI::ValidationError("--preset", known.error().message());
+  });
 }
 
 template <typename T>
@@ -119,6 +141,7 @@ base::Result<NativeCommand> parse_native(const std::vector<std::string>& args) {
   add_policy(app, out);
   add_preset(app, out);
   add_doctor(app, out);
+  add_verify(app, out);
   // `run ... -- COMMAND`: the words after the first "--" are the command, whatever they look like.
   std::vector<std::string> words = args;
   std::vector<std::string> command;

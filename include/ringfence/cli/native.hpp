@@ -62,13 +62,22 @@ struct DoctorCommand {
   bool no_cache = false;  // --no-cache: probe again, and neither read nor write the cache
 };
 
+// `ringfence verify`: the attack suite in real sandboxes on this host.
+struct VerifyCommand {
+  std::optional<std::string> preset;          // trusted | balanced | hardened | read-only
+  std::optional<std::string> level;           // kernel | landlock | soft: passed to `run --level`
+  std::optional<std::string> attack_program;  // the rf-attack program to use
+  bool json = false;
+};
+
 struct NativeCommand {
-  enum class Kind { Help, Version, Policy, Preset, Run, Doctor } kind = Kind::Help;
+  enum class Kind { Help, Version, Policy, Preset, Run, Doctor, Verify } kind = Kind::Help;
   std::string text;  // Help: the text to print
   PolicyCommand policy;
   PresetCommand preset;
   RunOptions run;
   DoctorCommand doctor;
+  VerifyCommand verify;
 };
 
 // Parses argv after the program name. CLI11's exceptions stop here: a bad command line is an

@@ -1,0 +1,33 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
+// A small JSON reader for what verify reads back: the attack program's result lines and the
+// network fixture's log. Bounded in depth; numbers are doubles; objects keep their key order.
+#pragma once
+
+#include <string>
+#include <string_view>
+#include <utility>
+#include <vector>
+
+#include "ringfence/base/result.hpp"
+
+namespace rf::verify::json {
+
+struct Value {
+  enum class Type { Null, Bool, Number, String, Array, Object } type = Type::Null;
+  bool boolean = false;
+  double number = 0;
+  std::string string;
+  std::vector<Value> array;
+  std::vector<std::pair<std::string, Value>> object;
+
+  // The member called key, or nullptr (also when this is not an object).
+  [[nodiscard]] const Value* get(std::string_view key) const;
+  // The member's string, or "" when it is missing or not a string.
+  [[nodiscard]] std::string str(std::string_view key) const;
+  // The member's number, or fallback when it is missing or not a number.
+  [[nodiscard]] double num(std::string_view key, double fallback) const;
+};
+
+base::Result<Value> parse(std::string_view text);
+
+}  // namespace rf::verify::json

@@ -1,0 +1,153 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
+// The temporary tree: made with exclusive creation, removed without following symlinks or
+// leaving its file system.
+#include "workspace.hpp"
+
+#include <dirent.h>
+#include <fcntl.h>
+#include <sys/random.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstdlib>
+#include <vector>
+
+#include "ringfence/base/sys.hpp"
+#include "ringfence/base/unique_fd.hpp"
+
+namespace rf::verify {
+namespace {
+
+using base::Error;
+using base::Status;
+using base::UniqueFd;
+
+Status make_dir(const std::string& path, mode_t mode) {
+  if (::mkdir(path.c_str(), mode) != 0) return base::errno_error("mkdir " + path);
+  return {};
+}
+
+Status write_new(const std::string& path, const std::string& data, mode_t mode) {
+  UniqueFd fd(::open(path.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, mode));
+  if (!fd.valid()) return base::errno_error("create " + path);
+  if (auto w = base::write_all(fd.get(), data); !w) return Error(w.error().code(), "write " + path);
+  return {};
+}
+
+Status copy_program(const std::string& from, const std::string& to) {
+  UniqueFd in(::open(from.c_str(), O_RDONLY | O_CLOEXEC));
+  if (!in.valid()) return base::errno_error("open the attack program " + from);
+  UniqueFd out(::open(to.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0755));
+  if (!out.valid()) return base::errno_error("create " + to);
+  char buf[65536];
+  for (;;) {
+    ssize_t n = ::read(in.get(), buf, sizeof buf);
+    if (n < 0 && errno == EINTR) continue;
+    if (n < 0) return base::errno_error("read " + from);
+    if (n == 0) break;
+    if (auto w = base::write_all(out.get(), std::string_view(buf, static_cast<size_t>(n))); !w)
+      return Error(w.error().code(), "write " + to);
+  }
+  return {};
+}
+
+// Removes name in parent; the first failure is kept in `first`.
+void remove_at(int parent, const char* name, dev_t dev, const std::string& path, Status& first) {
+  struct stat st {};
+  if (::fstatat(parent, name, &st, AT_SYMLINK_NOFOLLOW) != 0) return;
+  if (S_ISDIR(st.st_mode) && st.st_dev == dev) {
+    int fd = ::openat(parent, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+    if (fd < 0 && errno == EACCES && ::fchmodat(parent, name, 0700, 0) == 0)
+      fd = ::openat(parent, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+    if (fd >= 0) {
+      if ((st.st_mode & 0700) != 0700) ::fchmod(fd, 0700);  // so that its entries can be removed
+      if (DIR* d = ::fdopendir(fd)) {
+        std::vector<std::string> names;
+        while (dirent* e = ::readdir(d))
+          if (std::string n = e->d_name; n != "." && n != "..") names.push_back(n);
+        for (const auto& n : names) remove_at(::dirfd(d), n.c_str(), dev, path + "/" + n, first);
+        ::closedir(d);
+      } else {
+        ::close(fd);
+      }
+    }
+    if (::unlinkat(parent, name, AT_REMOVEDIR) != 0 && first) first = base::errno_error("cannot remove " + path);
+  } else if (::unlinkat(parent, name, 0) != 0 && first) {
+    first = base::errno_error("cannot remove " + path);
+  }
+}
+
+std::string temp_base() {
+  const char* t = ::getenv("TMPDIR");
+  if (t && *t == '/') {
+    struct stat st {};
+    if (::stat(t, &st) == 0 && S_ISDIR(st.st_mode) && ::access(t, W_OK | X_OK) == 0) return t;
+  }
+  return "/tmp";
+}
+
+}  // namespace
+
+base::Result<std::string> make_token() {
+  unsigned char raw[16];
+  size_t got = 0;
+  while (got < sizeof raw) {
+    ssize_t n = ::getrandom(raw + got, sizeof raw - got, 0);
+    if (n < 0 && errno == EINTR) continue;
+    if (n < 0) return base::errno_error("getrandom");
+    got += static_cast<size_t>(n);
+  }
+  static const char kHex[] = "0123456789abcdef";
+  std::string out = "rfcanary";
+  for (unsigned char b : raw) {
+    out += kHex[b >> 4];
+    out += kHex[b & 15];
+  }
+  return out;
+}
+
+Workspace::Workspace(Workspace&& o) noexcept : root_(std::move(o.root_)) { o.root_.clear(); }
+
+Workspace::~Workspace() { (void)remove(); }
+
+base::Result<Workspace> Workspace::create(const std::string& token, const std::string& attack_program) {
+  Workspace ws;
+  std::string tmpl = temp_base() + "/rf-verify-XXXXXX";
+  if (::mkdtemp(tmpl.data()) == nullptr) return base::errno_error("mkdtemp " + tmpl);
+  ws.root_ = tmpl;  // from here on the destructor removes it, also on the error paths below
+  const std::string h = ws.home(), p = ws.project();
+  RF_TRY(make_dir(h, 0700));
+  RF_TRY(make_dir(h + "/.ssh", 0700));
+  RF_TRY(write_new(ws.home_canary(),
+                   "-----BEGIN OPENSSH PRIVATE KEY-----\n" + token + "\n-----END OPENSSH PRIVATE KEY-----\n", 0600));
+  RF_TRY(make_dir(h + "/.aws", 0700));
+  RF_TRY(write_new(h + "/.aws/credentials",
+                   "[default]\naws_access_key_id = AKIA" + token.substr(8, 16) + "\naws_secret_access_key = " + token +
+                       "\n",
+                   0600));
+  RF_TRY(make_dir(p, 0700));
+  RF_TRY(write_new(p + "/.env", "API_KEY=" + token + "\n", 0600));
+  RF_TRY(make_dir(p + "/.git", 0700));
+  RF_TRY(make_dir(p + "/.git/hooks", 0700));
+  RF_TRY(make_dir(p + "/.git/objects", 0700));
+  RF_TRY(make_dir(p + "/.git/refs", 0700));
+  RF_TRY(write_new(p + "/.git/HEAD", "ref: refs/heads/main\n", 0644));
+  RF_TRY(write_new(p + "/.git/config", "[core]\n\trepositoryformatversion = 0\n\tfilemode = true\n\tbare = false\n", 0644));
+  RF_TRY(write_new(p + "/README", "A throwaway project made by `ringfence verify`.\n", 0644));
+  RF_TRY(copy_program(attack_program, ws.attack_copy()));
+  RF_TRY(make_dir(ws.runtime_dir(), 0700));
+  RF_TRY(make_dir(ws.logs(), 0700));
+  return ws;
+}
+
+base::Status Workspace::remove() {
+  if (root_.empty()) return {};
+  struct stat st {};
+  Status first;
+  if (::lstat(root_.c_str(), &st) == 0) remove_at(AT_FDCWD, root_.c_str(), st.st_dev, root_, first);
+  if (first) root_.clear();
+  return first;
+}
+
+}  // namespace rf::verify
