@@ -378,7 +378,7 @@ static void exe_write(const struct attack* a) {
   (void)a;
   int t[64], k = 0;
   if (getpid() != 1) t[k++] = 1;
-  if (getppid() > 1) t[k++] = getppid();
+  if (cfg.ppid > 1) t[k++] = cfg.ppid;
   int h[32], nh = canary_holders(h, 32);
   for (int i = 0; i < nh && k < 64; ++i) t[k++] = h[i];
   struct acc acc = {0};

@@ -222,7 +222,8 @@ static void fix_low_strings(void) {
 // SC-04: numbers nobody should reach: gaps of the x86_64 table and beyond its end.
 static void unknown_numbers(const struct attack* a) {
   (void)a;
-  long ranges[][2] = {{335, 423}, {472, 511}, {548, 600}};
+  // 335 and 336 are uretprobe and uprobe (SIGILL outside a probe trampoline); 424-479 are in use.
+  long ranges[][2] = {{337, 423}, {480, 511}, {548, 600}};
   int reached = 0, tried = 0;
   char first[128] = "";
   for (int r = 0; r < 3; ++r)
@@ -238,7 +239,7 @@ static void unknown_numbers(const struct attack* a) {
     succeeded(0, "%d of %d unassigned numbers answered something else than ENOSYS/EPERM; first: %s", reached, tried,
               first);
   else
-    blocked(ENOSYS, "%d unassigned numbers (335-423, 472-511, 548-600) all answered ENOSYS/EPERM", tried);
+    blocked(ENOSYS, "%d unassigned numbers (337-423, 480-511, 548-600) all answered ENOSYS/EPERM", tried);
 }
 
 // SC-07: every task of this process is filtered, with no_new_privs.
@@ -253,8 +254,6 @@ static void tasks_filtered(const struct attack* a) {
   pthread_create(&t, NULL, idle_thread, NULL);
   usleep(20000);
   struct acc acc = {0};
-  DIR* d = NULL;
-  (void)d;
   char path[96], buf[4096];
   for (long tid = getpid(); tid < getpid() + 2000; ++tid) {
     snprintf(path, sizeof path, "/proc/self/task/%ld/status", tid);
@@ -445,7 +444,7 @@ static void signal_outside(const struct attack* a) {
   struct acc acc = {0};
   int outside = 0;
   for (int i = 0; i < n; ++i) {
-    if (a->arg == 1 && pids[i] != getppid()) continue;
+    if (a->arg == 1 && pids[i] != cfg.ppid) continue;
     if (!is_outside(pids[i])) continue;
     ++outside;
     long r = rsys(SYS_kill, pids[i], 0, 0, 0, 0, 0);
@@ -462,7 +461,7 @@ static void signal_outside(const struct attack* a) {
   }
   if (!outside) {
     if (a->arg)
-      blocked(ESRCH, "the parent (%d) is inside the sandbox or invisible", getppid());
+      blocked(ESRCH, "the parent (%d) is inside the sandbox or invisible", cfg.ppid);
     else
       blocked(ESRCH, "no process outside is visible (%d visible)", n);
   } else {

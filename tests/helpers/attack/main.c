@@ -409,6 +409,7 @@ int main(int argc, char** argv) {
   if (argc < 2) return usage();
   if (strcmp(argv[1], "fixture") == 0) return fixture_main(argc - 1, argv + 1);
   if (strcmp(argv[1], "__survivor") == 0) return survivor_main(argc - 1, argv + 1);
+  cfg.ppid = getppid();
   census_fds();
   take_canary_from_env();
   if (strcmp(argv[1], "list") == 0) {

@@ -27,6 +27,7 @@ struct config {
   int n_inherited;
   int i386;                 // 1 usable, 0 absent (faults), 2 killed by a filter
   int x32;                  // 1 usable, 0 absent (ENOSYS), 2 killed by a filter
+  int ppid;                 // rf-attack's parent (the attacks run in its children)
 };
 extern struct config cfg;
 
