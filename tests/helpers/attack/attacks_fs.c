@@ -177,7 +177,7 @@ static void symlink_out(const struct attack* a) {
   for (int i = 0; i < 2; ++i) {
     if (!targets[i]) continue;
     char link[4200];
-    snprintf(link, sizeof link, "%s/rf-attack-link%d-%s", cfg.project, i, cfg.canary ? cfg.canary : "x");
+    snprintf(link, sizeof link, "%s/rf-attack-link%d-%s", cfg.project, i, cfg.tag);
     unlink(link);
     if (rsys(SYS_symlinkat, (long)targets[i], AT_FDCWD, (long)link, 0, 0, 0) != 0) {
       acc_note(&acc, "symlink in the project: %s", errname(errno));
@@ -200,7 +200,7 @@ static void hardlink_out(const struct attack* a) {
   for (int i = 0; i < 3; ++i) {
     if (!srcs[i]) continue;
     char dst[4200];
-    snprintf(dst, sizeof dst, "%s/rf-attack-hl%d-%s", cfg.project, i, cfg.canary ? cfg.canary : "x");
+    snprintf(dst, sizeof dst, "%s/rf-attack-hl%d-%s", cfg.project, i, cfg.tag);
     long r = rsys(SYS_linkat, AT_FDCWD, (long)srcs[i], AT_FDCWD, (long)dst, 0, 0);
     int e = errno;
     if (r == 0) unlink(dst);
@@ -225,7 +225,7 @@ static void devices(const struct attack* a) {
     acc_add(&acc, fd >= 0, e, "open %s", devs[i]);
   }
   char node[4200];
-  snprintf(node, sizeof node, "%s/rf-attack-node-%s", cfg.project, cfg.canary ? cfg.canary : "x");
+  snprintf(node, sizeof node, "%s/rf-attack-node-%s", cfg.project, cfg.tag);
   long r = rsys(SYS_mknodat, AT_FDCWD, (long)node, S_IFCHR | 0600, (long)makedev(1, 3), 0, 0);
   int e = errno;
   if (r == 0) unlink(node);
@@ -395,7 +395,7 @@ static void git_persist(const struct attack* a) {
     return;
   }
   struct acc acc = {0};
-  const char* tok = cfg.canary ? cfg.canary : "x";
+  const char* tok = cfg.tag;
   char path[4400], path2[4400];
   if (a->arg == 0) {
     snprintf(path, sizeof path, "%s/hooks/pre-commit-rf-attack-%s", git, tok);

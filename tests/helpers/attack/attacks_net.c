@@ -500,6 +500,8 @@ static void race_attack(const struct attack* a) {
     succeeded(0, "%s: %d of %d connects reached 169.254.169.254", what[0], to_bad, calls);
   else if (r.mode == 3 && ok)
     succeeded(0, "%s: %d of %d sends went out", what[3], ok, calls);
+  else if (r.mode == 3)
+    blocked(0, "%s: %d calls, none went out", what[3], calls);
   else
     blocked(0, "%s: %d calls, %d succeeded (to the allowed address); the fixture's log is the witness for the rest",
             what[r.mode], calls, ok);

@@ -404,7 +404,7 @@ static void exe_write(const struct attack* a) {
     if (!slash) continue;
     char marker[4200];
     snprintf(marker, sizeof marker, "%.*s/rf-attack-marker-%s", (int)(slash - target), target,
-             cfg.canary ? cfg.canary : "x");
+             cfg.tag);
     fd = (int)rsys(SYS_openat, AT_FDCWD, (long)marker, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0600, 0, 0);
     e = errno;
     if (fd >= 0) {
@@ -615,7 +615,7 @@ static void host_writes(const struct attack* a) {
   struct acc acc = {0};
   for (int i = 0; i < nd; ++i) {
     char marker[4200];
-    snprintf(marker, sizeof marker, "%s/rf-attack-marker-%s", dirs[i], cfg.canary ? cfg.canary : "x");
+    snprintf(marker, sizeof marker, "%s/rf-attack-marker-%s", dirs[i], cfg.tag);
     int fd = (int)rsys(SYS_openat, AT_FDCWD, (long)marker, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0600, 0, 0);
     int e = errno;
     if (fd >= 0) {

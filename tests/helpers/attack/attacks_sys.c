@@ -404,7 +404,7 @@ static void caps_left(const struct attack* a) {
   long sb = rsys(SYS_prctl, PR_GET_SECUREBITS, 0, 0, 0, 0, 0);
   acc_note(&acc, "securebits 0x%lx", sb);
   char f[4200];
-  snprintf(f, sizeof f, "%s/rf-attack-chown-%s", cfg.project, cfg.canary ? cfg.canary : "x");
+  snprintf(f, sizeof f, "%s/rf-attack-chown-%s", cfg.project, cfg.tag);
   int fd = (int)rsys(SYS_openat, AT_FDCWD, (long)f, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0600, 0, 0);
   if (fd >= 0) {
     long r = rsys(SYS_fchown, fd, 12345, 12345, 0, 0, 0);
@@ -422,7 +422,7 @@ static void nnp_check(const struct attack* a) {
   long nnp = rsys(SYS_prctl, PR_GET_NO_NEW_PRIVS, 0, 0, 0, 0, 0);
   acc_add(&acc, nnp != 1, EPERM, "no_new_privs is %ld", nnp);
   char f[4200];
-  snprintf(f, sizeof f, "%s/rf-attack-suid-%s", cfg.project, cfg.canary ? cfg.canary : "x");
+  snprintf(f, sizeof f, "%s/rf-attack-suid-%s", cfg.project, cfg.tag);
   int fd = (int)rsys(SYS_openat, AT_FDCWD, (long)f, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0700, 0, 0);
   if (fd >= 0) {
     long r = rsys(SYS_fchmod, fd, 04755, 0, 0, 0, 0);

@@ -30,8 +30,8 @@
 //                        POSIX message queue   /rf-canary-TOKEN
 //                        POSIX shm file        /dev/shm/rf-canary-TOKEN
 //                        key (type user)       rf-canary-TOKEN in the user or session keyring
-//                        marker files          rf-attack-marker-TOKEN (created only if a write
-//                                              succeeds, and then removed at once)
+//   Files the attacks create are named rf-attack-*-pPID (PID: rf-attack's own), never after
+//   TOKEN; they are created only where a write succeeds, and removed at once.
 //   --home-canary PATH a file in the real home holding TOKEN; its directory is the real home
 //   --project PATH     the project folder (default: the working directory): .env (masked),
 //                      .git/config and .git/hooks are attacked there
@@ -410,6 +410,7 @@ int main(int argc, char** argv) {
   if (strcmp(argv[1], "fixture") == 0) return fixture_main(argc - 1, argv + 1);
   if (strcmp(argv[1], "__survivor") == 0) return survivor_main(argc - 1, argv + 1);
   cfg.ppid = getppid();
+  snprintf(cfg.tag, sizeof cfg.tag, "p%d", (int)getpid());
   census_fds();
   take_canary_from_env();
   if (strcmp(argv[1], "list") == 0) {

@@ -28,6 +28,7 @@ struct config {
   int i386;                 // 1 usable, 0 absent (faults), 2 killed by a filter
   int x32;                  // 1 usable, 0 absent (ENOSYS), 2 killed by a filter
   int ppid;                 // rf-attack's parent (the attacks run in its children)
+  char tag[32];             // names files the attacks create: rf-attack-*-TAG (never the canary)
 };
 extern struct config cfg;
 
