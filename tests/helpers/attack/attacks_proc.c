@@ -118,8 +118,12 @@ static void list_workspace(const struct attack* a) {
   char others[800] = "";
   struct dirent* e;
   int n = 0;
+  const char* home = getenv("HOME");  // the sandbox's own (throwaway) HOME may sit next to the project
   while ((e = readdir(d))) {
     if (!strcmp(e->d_name, ".") || !strcmp(e->d_name, "..") || !strcmp(e->d_name, base)) continue;
+    char full[4400];
+    snprintf(full, sizeof full, "%s/%s", parent, e->d_name);
+    if (home && strcmp(full, home) == 0) continue;
     ++n;
     size_t l = strlen(others);
     if (l < sizeof others - 80) snprintf(others + l, sizeof others - l, "%s%s", l ? " " : "", e->d_name);
@@ -605,6 +609,13 @@ static void host_writes(const struct attack* a) {
   } else {
     if (!cfg.home_canary) {
       skipped("no --home-canary: the real home is unknown");
+      return;
+    }
+    struct stat st;
+    if (stat(cfg.home_canary, &st) != 0) {
+      blocked(errno, "the real home is not here: its canary file is not visible (%s), so its directory is not the "
+                     "real one (a throwaway HOME at the same path is writable by design)",
+              errname(errno));
       return;
     }
     snprintf(dirs[nd], 4096, "%s", cfg.home_canary);
