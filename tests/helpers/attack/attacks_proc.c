@@ -75,14 +75,38 @@ static void foreign_proc_dirs(const struct attack* a) {
     int pid = pids[i];
     if (!is_outside(pid)) continue;
     ++outside;
+    // root and cwd: opening them needs ptrace access. fd and map_files: the directories open by
+    // their mode alone; what leaks is an entry's target, so one readlink must work.
     const char* parts[] = {"root", "cwd", "fd", "map_files"};
     for (int k = 0; k < 4; ++k) {
       char path[64];
       snprintf(path, sizeof path, "/proc/%d/%s", pid, parts[k]);
-      int fd = (int)rsys(SYS_openat, AT_FDCWD, (long)path, O_RDONLY | O_DIRECTORY | O_CLOEXEC, 0, 0, 0);
-      int e = errno;
-      if (fd >= 0) close(fd);
-      acc_add(&acc, fd >= 0, e, "%s", path);
+      if (k < 2) {
+        int fd = (int)rsys(SYS_openat, AT_FDCWD, (long)path, O_RDONLY | O_DIRECTORY | O_CLOEXEC, 0, 0, 0);
+        int e = errno;
+        if (fd >= 0) close(fd);
+        acc_add(&acc, fd >= 0, e, "open %s", path);
+        continue;
+      }
+      DIR* d = opendir(path);
+      if (!d) {
+        acc_add(&acc, false, errno, "list %s", path);
+        continue;
+      }
+      struct dirent* de;
+      int links = 0, err = ENOENT;
+      while ((de = readdir(d))) {
+        if (de->d_name[0] == '.') continue;
+        char lp[128], target[512];
+        snprintf(lp, sizeof lp, "%s/%s", path, de->d_name);
+        if (readlink(lp, target, sizeof target) >= 0)
+          ++links;
+        else
+          err = errno;
+        if (links) break;
+      }
+      closedir(d);
+      acc_add(&acc, links > 0, err, "readlink %s/*", path);
     }
   }
   if (!outside) {

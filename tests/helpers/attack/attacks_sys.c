@@ -395,11 +395,18 @@ static void caps_left(const struct attack* a) {
     return;
   }
   struct acc acc = {0};
+  // The bounding set only matters where exec can still raise privileges (no no_new_privs): an
+  // unprivileged process cannot drop it without CAP_SETPCAP, and with no_new_privs it grants nothing.
+  const char* nnp_p = strstr(buf, "NoNewPrivs:");
+  bool nnp = nnp_p && atoi(nnp_p + 11) == 1;
   const char* sets[] = {"CapInh:", "CapPrm:", "CapEff:", "CapBnd:", "CapAmb:", NULL};
   for (int i = 0; sets[i]; ++i) {
     const char* p = strstr(buf, sets[i]);
     unsigned long long v = p ? strtoull(p + 7, NULL, 16) : 0;
-    acc_add(&acc, v != 0, EPERM, "%s %llx", sets[i], v);
+    if (i == 3 && nnp && v)
+      acc_note(&acc, "%s %llx (inert under no_new_privs)", sets[i], v);
+    else
+      acc_add(&acc, v != 0, EPERM, "%s %llx", sets[i], v);
   }
   long sb = rsys(SYS_prctl, PR_GET_SECUREBITS, 0, 0, 0, 0, 0);
   acc_note(&acc, "securebits 0x%lx", sb);
