@@ -558,6 +558,8 @@ def main():
             print(f"{status} {case.name} ({time.monotonic() - t0:.1f}s): {len(results)} attacks, "
                   f"{counts['blocked']} blocked, {counts['succeeded']} succeeded, {counts['skipped']} skipped; "
                   f"fixture {summary}", flush=True)
+            if case.use_pty and "TTY-01" in results:
+                print(f"  TTY-01 on a pty: {results['TTY-01']['outcome']}: {results['TTY-01']['detail'][:120]}")
             if unprotected:
                 print(f"  not protected at {case.level} (listed, not a pass): {' '.join(sorted(unprotected))}")
             for k in known:
