@@ -11,6 +11,7 @@
 #include <cstdlib>
 #include <map>
 
+#include "host_canaries.hpp"
 #include "process.hpp"
 #include "ringfence/base/paths.hpp"
 #include "ringfence/presets/presets.hpp"
@@ -165,6 +166,8 @@ public:
     if (!network.empty()) argv.insert(argv.end(), {"--network", network});
     argv.insert(argv.end(), {"--", ws_.attack_copy(), "run", "--project", ws_.project(), "--home-canary",
                              ws_.home_canary()});
+    if (!host_socket_.empty()) argv.insert(argv.end(), {"--host-socket", host_socket_});
+    if (sysv_key_) argv.insert(argv.end(), {"--sysv-key", std::to_string(*sysv_key_)});
     if (!network.empty()) argv.push_back("--net-fixture");
     if (network == "off" || (network.empty() && !preset_network_)) argv.push_back("--network-off");
     argv.insert(argv.end(), selectors.begin(), selectors.end());
@@ -253,6 +256,11 @@ public:
     return true;
   }
 
+  void set_host_canaries(const HostCanaries& c) {
+    host_socket_ = c.host_socket();
+    sysv_key_ = c.sysv_key();
+  }
+
   struct RowResult {
     std::optional<Observation> obs;
     std::string level;
@@ -274,6 +282,8 @@ private:
   std::vector<std::string> env_;
   const std::vector<Attack>& all_;
   bool preset_network_ = true;
+  std::string host_socket_;
+  std::optional<long> sysv_key_;
   SignalGuard& signals_;
   Report& rep_;
 };
@@ -332,7 +342,9 @@ base::Result<Report> run(const Options& o, const HostInfo& host) {
   if (!ws) return std::move(ws.error()).context("verify's temporary files");
   rep.fake_home = ws->home();
   rep.project = ws->project();
+  HostCanaries canaries(token, ws->root() + "/host.sock", rep.notes);
   Driver d(o, self, program, *ws, child_environment(*ws, token), attacks, signals, rep);
+  d.set_host_canaries(canaries);
 
   std::vector<const Attack*> main, on, off;
   for (const auto& a : attacks) (a.network.empty() ? main : a.network == "on" ? on : off).push_back(&a);
@@ -353,6 +365,7 @@ base::Result<Report> run(const Options& o, const HostInfo& host) {
       rep.notes.push_back(note);
   }
   judge_all(attacks, d, host, rep);
+  canaries.remove();
   if (auto removed = ws->remove(); !removed)
     rep.notes.push_back("temporary files left behind: " + removed.error().describe());
   return rep;
