@@ -68,7 +68,7 @@ std::string real_path(const std::string& p) {
 // the hidden ones. Entries created after the start are not covered (refused). A symlink entry
 // is granted at its target only when that is a single file outside every home and shared temp
 // directory (/etc/resolv.conf -> /run/systemd/resolve/stub-resolv.conf); a target inside the
-// system roots or /etc needs no rule of its own.
+// system roots, /etc or /proc needs no rule of its own.
 Status allow_except(RunPlan& plan, const std::string& dir, const std::vector<std::string>& hidden, unsigned rights,
                     const std::vector<std::string>& roots, const std::string& real_home, int depth) {
   RF_TRY_ASSIGN(names, entries_of(dir));
@@ -79,7 +79,9 @@ Status allow_except(RunPlan& plan, const std::string& dir, const std::vector<std
     if (::lstat(p.c_str(), &st) != 0) continue;
     if (S_ISLNK(st.st_mode)) {
       const std::string t = real_path(p);
-      if (t.empty() || under_any(t, hidden) || under_any(t, roots) || base::is_under(t, "/etc")) continue;
+      if (t.empty() || under_any(t, hidden) || under_any(t, roots) || base::is_under(t, "/etc") ||
+          base::is_under(t, "/proc"))  // /etc/mtab: /proc is readable by its own rule
+        continue;
       struct stat ts {};
       if (::stat(t.c_str(), &ts) != 0 || !S_ISREG(ts.st_mode)) continue;
       bool outside = base::is_under(t, real_home) || base::is_under(t, plan.project);
@@ -200,7 +202,7 @@ Status add_landlock_jail(RunPlan& plan, const RunOptions& opts, const presets::A
     struct stat st {};
     if (::lstat(r, &st) != 0) continue;
     rule(plan, r, kR | kX);
-    roots.push_back(S_ISLNK(st.st_mode) ? real_path(r) : std::string(r));
+    if (std::string t = S_ISLNK(st.st_mode) ? real_path(r) : std::string(r); !t.empty()) roots.push_back(t);
   }
   std::vector<std::string> hidden;
   for (const auto& secret : presets::system_secret_paths()) {
@@ -247,7 +249,7 @@ Status add_landlock_jail(RunPlan& plan, const RunOptions& opts, const presets::A
   plan.notes.push_back(at + "no PID namespace: this user's other processes are listed in /proc (command lines, "
                             "status); their memory, environment and fds stay refused (Landlock's ptrace scoping)");
   plan.notes.push_back(at + "pathname unix sockets of the host (tmux, screen, the D-Bus session bus, ssh-agent, "
-                            "docker.sock) can be connected to: Landlock ABI " + std::to_string(abi) +
+                            "docker.sock) are not protected: Landlock ABI " + std::to_string(abi) +
                             " does not check connect(2), and the connect policy leaves unix paths to the filesystem");
   plan.notes.push_back(at + "no IPC namespace: System V IPC objects and POSIX message queues of the host are shared");
   if (abi < 6)
