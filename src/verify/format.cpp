@@ -74,7 +74,7 @@ std::string json_run(const RunRecord& r) {
   std::string ids;
   for (const auto& i : r.ids) ids += (ids.empty() ? "" : ", ") + q(i);
   return "{\"run\": " + q(r.what) + ", \"level\": " + q(r.level) + ", \"exit_code\": " + std::to_string(r.exit_code) +
-         ", \"ids\": [" + ids + "], \"fixture\": " + json_fixture(r.fixture) + "}";
+         ", \"selectors\": [" + ids + "], \"fixture\": " + json_fixture(r.fixture) + "}";
 }
 
 }  // namespace

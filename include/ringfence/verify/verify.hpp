@@ -82,7 +82,7 @@ struct RunRecord {
   std::string what;   // "main", "network on", "network off", "S-06 alone", ...
   std::string level;  // from ringfence's level line ("" when none was printed)
   int exit_code = 0;
-  std::vector<std::string> ids;
+  std::vector<std::string> ids;  // the ids and row prefixes given to `rf-attack run`
   std::optional<FixtureSummary> fixture;
 };
 
