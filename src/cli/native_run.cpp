@@ -368,9 +368,13 @@ std::string describe_plan(const RunPlan& plan) {
   if (!plan.profile_origin.empty()) line("profile file: " + plan.profile_origin);
   line("agent: " + plan.agent);
   line("project: " + plan.project + (plan.settings.project_writable ? " (read-write)" : " (read-only)"));
-  line("home: " + plan.home_inside + " (a throwaway directory" +
-       (plan.settings.keep_home ? ", kept)" : ", removed at exit)"));
-  line("network: " + std::string(plan.settings.network ? "on" : "off (loopback only)"));
+  // Without a mount namespace HOME is the throwaway directory's own path, made at the start.
+  line("home: " + (plan.spec.soft_jail ? std::string("a new directory under $XDG_RUNTIME_DIR/ringfence or /tmp/ringfence-UID")
+                                       : plan.home_inside) +
+       " (a throwaway directory" + (plan.settings.keep_home ? ", kept)" : ", removed at exit)"));
+  line("network: " + std::string(plan.settings.network ? "on"
+                                 : plan.spec.soft_jail ? "off (the connect policy refuses every inet connection, loopback included)"
+                                                       : "off (loopback only)"));
   if (const auto& cp = plan.spec.supervision.connect; cp.enabled) {
     line("connect policy: metadata floor always denied; " + std::to_string(cp.allow.size()) + " allow, " +
          std::to_string(cp.deny.size()) + " deny rules");

@@ -75,7 +75,8 @@ bool any_rule_under(const RunPlan& p, const std::string& dir) {
 }
 
 bool has_note(const RunPlan& p, const std::string& text) {
-  return std::any_of(p.notes.begin(), p.notes.end(), [&text](const std::string& n) { return n.find(text) != std::string::npos; });
+  return std::any_of(p.notes.begin(), p.notes.end(),
+                     [&text](const std::string& n) { return n.find(text) != std::string::npos; });
 }
 
 }  // namespace
