@@ -7,12 +7,14 @@
 #include <fcntl.h>
 #include <sys/random.h>
 #include <sys/stat.h>
+#include <sys/statvfs.h>
 #include <unistd.h>
 
 #include <cerrno>
 #include <cstdlib>
 #include <vector>
 
+#include "ringfence/base/paths.hpp"
 #include "ringfence/base/sys.hpp"
 #include "ringfence/base/unique_fd.hpp"
 
@@ -116,6 +118,11 @@ base::Result<Workspace> Workspace::create(const std::string& token, const std::s
   std::string tmpl = temp_base() + "/rf-verify-XXXXXX";
   if (::mkdtemp(tmpl.data()) == nullptr) return base::errno_error("mkdtemp " + tmpl);
   ws.root_ = tmpl;  // from here on the destructor removes it, also on the error paths below
+  // The attack program runs from the project: a noexec file system would refuse it at every level.
+  struct statvfs sv {};
+  if (::statvfs(tmpl.c_str(), &sv) == 0 && (sv.f_flag & ST_NOEXEC))
+    return Error(EACCES, base::parent(tmpl) + " is on a file system mounted noexec, and the attack program runs from "
+                         "the project there; set TMPDIR to a directory where programs may run");
   const std::string h = ws.home(), p = ws.project();
   RF_TRY(make_dir(h, 0700));
   RF_TRY(make_dir(h + "/.ssh", 0700));
