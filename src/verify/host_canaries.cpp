@@ -24,7 +24,9 @@
 namespace rf::verify {
 namespace {
 
-std::string why(const std::string& what) { return what + ": " + std::strerror(errno) + "; that canary is left out"; }
+std::string why(const std::string& what) {
+  return what + ": " + std::strerror(errno) + "; that canary is left out";
+}
 
 // The child that answers every connection to @rf-canary-TOKEN with the token.
 [[noreturn]] void serve(int listener, const std::string& token, pid_t parent) {
@@ -64,7 +66,8 @@ pid_t start_abstract_server(const std::string& token, std::vector<std::string>& 
 
 }  // namespace
 
-HostCanaries::HostCanaries(const std::string& token, const std::string& socket_path, std::vector<std::string>& notes) {
+HostCanaries::HostCanaries(const std::string& token, const std::string& socket_path,
+                           std::vector<std::string>& notes) {
   server_ = start_abstract_server(token, notes);
 
   std::string mq = "/rf-canary-" + token;
@@ -116,7 +119,8 @@ HostCanaries::HostCanaries(const std::string& token, const std::string& socket_p
   sockaddr_un su{};
   su.sun_family = AF_UNIX;
   if (!u.valid() || socket_path.size() >= sizeof su.sun_path) {
-    notes.push_back("pathname socket " + socket_path + ": the path is too long for a unix socket; that canary is left out");
+    notes.push_back("pathname socket " + socket_path +
+                    ": the path is too long for a unix socket; that canary is left out");
   } else {
     std::memcpy(su.sun_path, socket_path.c_str(), socket_path.size() + 1);
     if (::bind(u.get(), reinterpret_cast<sockaddr*>(&su), sizeof su) == 0 && ::listen(u.get(), 16) == 0) {
@@ -133,8 +137,7 @@ HostCanaries::~HostCanaries() { remove(); }
 void HostCanaries::remove() {
   if (server_ > 0) {
     ::kill(server_, SIGKILL);
-    while (::waitpid(server_, nullptr, 0) < 0 && errno == EINTR) {
-    }
+    while (::waitpid(server_, nullptr, 0) < 0 && errno == EINTR) {}
     server_ = -1;
   }
   if (!mq_name_.empty()) ::mq_unlink(mq_name_.c_str());

@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: LGPL-2.1-or-later
 // Reading the attack program's and the fixture's output, and judging one row: what was
 // expected at the level reached, what was observed, and the verdict.
-#include <cstring>
 #include <string.h>
+#include <cstring>
 
 #include <algorithm>
 
@@ -85,7 +85,8 @@ std::string_view outcome_name(Outcome o) {
 }
 
 int Report::count(Verdict v) const {
-  return static_cast<int>(std::count_if(rows.begin(), rows.end(), [v](const Row& r) { return r.verdict == v; }));
+  return static_cast<int>(
+      std::count_if(rows.begin(), rows.end(), [v](const Row& r) { return r.verdict == v; }));
 }
 
 int exit_code(const Report& report) {
@@ -227,7 +228,8 @@ Row judge(const Attack& attack, const Observation* obs, std::string_view level,
                   (fixture->denied_hits == 1 ? "" : "s");
   // The attack program's own timeouts and crashes: neither blocked nor succeeded, a failure
   // where the level promises a block.
-  const bool undecided = obs->outcome == Outcome::Skipped && obs->detail.find("(undecided)") != std::string::npos;
+  const bool undecided =
+      obs->outcome == Outcome::Skipped && obs->detail.find("(undecided)") != std::string::npos;
   if (undecided && guarded) {
     r.verdict = Verdict::Fail;
     r.reason = "undecided (the attack neither failed nor finished in time)";

@@ -14,8 +14,8 @@
 #include "host_canaries.hpp"
 #include "process.hpp"
 #include "ringfence/base/paths.hpp"
-#include "ringfence/presets/presets.hpp"
 #include "ringfence/base/sys.hpp"
+#include "ringfence/presets/presets.hpp"
 #include "ringfence/verify/verify.hpp"
 #include "workspace.hpp"
 
@@ -138,10 +138,16 @@ struct RunOutput {
 
 class Driver {
 public:
-  Driver(const Options& o, std::string self, std::string program, const Workspace& ws, std::vector<std::string> env,
-         const std::vector<Attack>& all, SignalGuard& signals, Report& rep)
-      : o_(o), self_(std::move(self)), program_(std::move(program)), ws_(ws), env_(std::move(env)), all_(all),
-        signals_(signals), rep_(rep) {
+  Driver(const Options& o, std::string self, std::string program, const Workspace& ws,
+         std::vector<std::string> env, const std::vector<Attack>& all, SignalGuard& signals, Report& rep)
+      : o_(o),
+        self_(std::move(self)),
+        program_(std::move(program)),
+        ws_(ws),
+        env_(std::move(env)),
+        all_(all),
+        signals_(signals),
+        rep_(rep) {
     auto p = presets::preset_by_name(rep_.preset);
     preset_network_ = !p || p->network;
   }
@@ -149,8 +155,8 @@ public:
   // Runs the attacks `selectors` pick (n of them) in one sandbox: the preset's own (network ""),
   // or network on/off in the fixture. `first`: a sandbox that does not start is verify's setup
   // failure, not a row's.
-  Result<RunOutput> sandbox_run(const std::string& network, const std::vector<std::string>& selectors, size_t n,
-                                const std::string& what, bool first) {
+  Result<RunOutput> sandbox_run(const std::string& network, const std::vector<std::string>& selectors,
+                                size_t n, const std::string& what, bool first) {
     const double timeout = o_.run_timeout > 0 ? o_.run_timeout : 30.0 + 4.0 * static_cast<double>(n);
     std::vector<std::string> argv;
     std::string log;
@@ -158,9 +164,17 @@ public:
       log = ws_.logs() + "/fixture-" + std::to_string(rep_.runs.size()) + ".jsonl";
       argv = {program_, "fixture", "--log", log, "--"};
     }
-    std::vector<std::string> run = {self_,       "run",         "--no-profile", "--preset", rep_.preset,
-                                    "--project", ws_.project(), "--env",        "RF_ATTACK_CANARY",
-                                    "--timeout", std::to_string(static_cast<long>(timeout))};
+    std::vector<std::string> run = {self_,
+                                    "run",
+                                    "--no-profile",
+                                    "--preset",
+                                    rep_.preset,
+                                    "--project",
+                                    ws_.project(),
+                                    "--env",
+                                    "RF_ATTACK_CANARY",
+                                    "--timeout",
+                                    std::to_string(static_cast<long>(timeout))};
     argv.insert(argv.end(), run.begin(), run.end());
     if (o_.level) argv.insert(argv.end(), {"--level", *o_.level});
     if (!network.empty()) argv.insert(argv.end(), {"--network", network});
@@ -203,11 +217,13 @@ public:
     const auto sels = selectors_for(ids, all_);
     const size_t parts = (sels.size() + kMaxSelectors - 1) / kMaxSelectors;
     for (size_t k = 0; k < parts; ++k) {
-      std::vector<std::string> part(sels.begin() + static_cast<long>(k * kMaxSelectors),
-                                    sels.begin() + static_cast<long>(std::min(sels.size(), (k + 1) * kMaxSelectors)));
+      std::vector<std::string> part(
+          sels.begin() + static_cast<long>(k * kMaxSelectors),
+          sels.begin() + static_cast<long>(std::min(sels.size(), (k + 1) * kMaxSelectors)));
       std::vector<const Attack*> picked;
       for (const auto* a : attacks)
-        if (std::any_of(part.begin(), part.end(), [a](const std::string& p) { return a->id.rfind(p, 0) == 0; }) &&
+        if (std::any_of(part.begin(), part.end(),
+                        [a](const std::string& p) { return a->id.rfind(p, 0) == 0; }) &&
             !results_.count(a->id))
           picked.push_back(a);
       std::string name = parts == 1 ? what : what + " (part " + std::to_string(k + 1) + ")";
@@ -226,8 +242,8 @@ public:
     if (level_.empty() || network.empty()) level_ = batch.level;
     for (const auto* a : attacks) {
       auto it = batch.obs.find(a->id);
-      results_[a->id] = {it == batch.obs.end() ? std::nullopt : std::optional(it->second), batch.level, batch.fixture,
-                         batch.why_missing};
+      results_[a->id] = {it == batch.obs.end() ? std::nullopt : std::optional(it->second), batch.level,
+                         batch.fixture, batch.why_missing};
     }
     const bool attribute = batch.fixture && batch.fixture->denied_hits > 0 && attacks.size() > 1;
     long alone_hits = 0;
@@ -251,8 +267,9 @@ public:
       for (const auto* a : attacks) results_[a->id].fixture = batch.fixture;
     }
     if (network == "on" && batch.fixture && batch.fixture->allowed_hits == 0)
-      rep_.notes.push_back(what + ": the fixture's allowed address saw no traffic (the sandbox may have had no "
-                                  "network at all, so its denials prove less)");
+      rep_.notes.push_back(what +
+                           ": the fixture's allowed address saw no traffic (the sandbox may have had no "
+                           "network at all, so its denials prove less)");
     return true;
   }
 
@@ -352,7 +369,8 @@ base::Result<Report> run(const Options& o, const HostInfo& host) {
     std::string network, what;
     const std::vector<const Attack*>* attacks;
   };
-  for (const Group& g : {Group{"", "main", &main}, Group{"off", "network off", &off}, Group{"on", "network on", &on}}) {
+  for (const Group& g :
+       {Group{"", "main", &main}, Group{"off", "network off", &off}, Group{"on", "network on", &on}}) {
     if (g.attacks->empty() || rep.interrupted_by) continue;
     if (!g.network.empty() && !host.private_netns) continue;
     RF_TRY(d.run_group(g.network, *g.attacks, g.what));
@@ -360,7 +378,8 @@ base::Result<Report> run(const Options& o, const HostInfo& host) {
   rep.level = d.level_;
   for (const auto& r : rep.runs) {
     std::string note = "the " + r.what + " sandbox reached level " + r.level + ", the main one " + rep.level;
-    if (!r.level.empty() && !rep.level.empty() && r.level != rep.level && r.what.find(" alone") == std::string::npos &&
+    if (!r.level.empty() && !rep.level.empty() && r.level != rep.level &&
+        r.what.find(" alone") == std::string::npos &&
         std::find(rep.notes.begin(), rep.notes.end(), note) == rep.notes.end())
       rep.notes.push_back(note);
   }

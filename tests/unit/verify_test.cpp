@@ -43,7 +43,8 @@ TEST_CASE("parse_list: attacks, their levels, and where they run") {
   auto l = parse_list(
       "{\"id\":\"S-01\",\"row\":\"S-01\",\"title\":\"environ\",\"protects\":[\"kernel\"]}\n"
       "\n"
-      "{\"id\":\"S-06\",\"row\":\"S-06\",\"title\":\"metadata\",\"protects\":[\"kernel\",\"landlock\",\"soft\"]}\n"
+      "{\"id\":\"S-06\",\"row\":\"S-06\",\"title\":\"metadata\",\"protects\":[\"kernel\",\"landlock\","
+      "\"soft\"]}\n"
       "{\"id\":\"S-07\",\"row\":\"S-07\",\"title\":\"egress\",\"protects\":[]}\n"
       "{\"id\":\"NET-01.tcp.169.254.169.254\",\"row\":\"NET-01\",\"title\":\"t\",\"protects\":[\"soft\"]}\n"
       "{\"id\":\"NTF-05\",\"row\":\"NTF-05\",\"title\":\"t\",\"protects\":[]}\n"
@@ -65,7 +66,8 @@ TEST_CASE("parse_list: errors name the line") {
   REQUIRE(!bad);
   CHECK(bad.error().message().find("line 2") != std::string::npos);
   CHECK(parse_list("{\"title\":\"no id\"}\n").error().message().find("no \"id\"") != std::string::npos);
-  CHECK(parse_list("{\"id\":\"A\"}\n{\"id\":\"A\"}\n").error().message().find("listed twice") != std::string::npos);
+  CHECK(parse_list("{\"id\":\"A\"}\n{\"id\":\"A\"}\n").error().message().find("listed twice") !=
+        std::string::npos);
   CHECK(parse_list("\n\n").error().message().find("no attack") != std::string::npos);
 }
 
@@ -86,13 +88,15 @@ TEST_CASE("parse_results: outcomes, junk, a repeated id keeps the worse outcome"
   CHECK(r[0].outcome == Outcome::Succeeded);
   CHECK(r[0].detail == "worked");
   CHECK(r[1].outcome == Outcome::Skipped);  // a later "blocked" does not replace it
-  CHECK(r[2].detail == "raw ? byte ");       // invalid UTF-8 and control characters cleaned
+  CHECK(r[2].detail == "raw ? byte ");      // invalid UTF-8 and control characters cleaned
 }
 
 TEST_CASE("parse_fixture_log: the summary and the denied events") {
   auto f = parse_fixture_log(
-      "{\"fixture\":\"event\",\"proto\":\"tcp\",\"addr\":\"169.254.169.254\",\"port\":80,\"peer\":\"x\",\"denied\":true}\n"
-      "{\"fixture\":\"event\",\"proto\":\"udp\",\"addr\":\"198.51.100.10\",\"port\":53,\"peer\":\"x\",\"denied\":false}\n"
+      "{\"fixture\":\"event\",\"proto\":\"tcp\",\"addr\":\"169.254.169.254\",\"port\":80,\"peer\":\"x\","
+      "\"denied\":true}\n"
+      "{\"fixture\":\"event\",\"proto\":\"udp\",\"addr\":\"198.51.100.10\",\"port\":53,\"peer\":\"x\","
+      "\"denied\":false}\n"
       "{\"fixture\":\"address\",\"addr\":\"2002:a9fe:a9fe::1\",\"error\":\"EADDRNOTAVAIL\"}\n"
       "{\"fixture\":\"summary\",\"denied_hits\":1,\"allowed_hits\":1}\n");
   REQUIRE(f);
@@ -105,7 +109,8 @@ TEST_CASE("parse_fixture_log: the summary and the denied events") {
 }
 
 TEST_CASE("parse_level_line: the word after 'ringfence: level'") {
-  CHECK(parse_level_line("ringfence: level kernel, preset balanced, network on, seccomp default\n") == "kernel");
+  CHECK(parse_level_line("ringfence: level kernel, preset balanced, network on, seccomp default\n") ==
+        "kernel");
   CHECK(parse_level_line("warning\nringfence: level soft, preset trusted\n") == "soft");
   CHECK(parse_level_line("<6>ringfence: level landlock, preset x\n") == "landlock");
   CHECK(parse_level_line("rf-attack: ringfence: level kernel\n").empty());  // not at a line start
@@ -146,7 +151,8 @@ TEST_CASE("judge: skipped, undecided, no result") {
   CHECK(r.reason == "no terminal");
   auto undecided = seen("TTY-01", Outcome::Skipped, 0, "timed out after 3 s (undecided)");
   CHECK(judge(k, &undecided, "kernel", std::nullopt, "").verdict == Verdict::Fail);
-  CHECK(judge(attack("X", {"kernel"}), &undecided, "soft", std::nullopt, "").verdict == Verdict::NotProtected);
+  CHECK(judge(attack("X", {"kernel"}), &undecided, "soft", std::nullopt, "").verdict ==
+        Verdict::NotProtected);
   r = judge(k, nullptr, "kernel", std::nullopt, "the seccomp policy killed the attack program (SIGSYS)");
   CHECK(r.verdict == Verdict::Error);
   CHECK(r.observed == "no result");
@@ -305,7 +311,8 @@ TEST_CASE("the command line: ringfence verify [--preset] [--level] [--json] [--a
   CHECK(c->kind == NativeCommand::Kind::Verify);
   CHECK(!c->verify.preset);
   CHECK(!c->verify.json);
-  c = rf::cli::parse_native({"verify", "--preset", "hardened", "--level", "soft", "--json", "--attack-program", "/x"});
+  c = rf::cli::parse_native(
+      {"verify", "--preset", "hardened", "--level", "soft", "--json", "--attack-program", "/x"});
   REQUIRE(c);
   CHECK(c->verify.preset == "hardened");
   CHECK(c->verify.level == "soft");

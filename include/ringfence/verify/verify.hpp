@@ -25,13 +25,13 @@ struct Options {
   std::optional<std::string> level;           // --level: passed on to `run --level`
   std::optional<std::string> attack_program;  // --attack-program PATH
   std::string self_exe;                       // the ringfence binary ("" = /proc/self/exe)
-  double run_timeout = 0;  // seconds per sandboxed run; 0: 30 + 4 per attack in it
+  double run_timeout = 0;                     // seconds per sandboxed run; 0: 30 + 4 per attack in it
 };
 
 // One attack as `rf-attack list` describes it.
 struct Attack {
-  std::string id;     // "S-01", "NET-03a"
-  std::string row;    // the catalog row it belongs to ("NET-03")
+  std::string id;   // "S-01", "NET-03a"
+  std::string row;  // the catalog row it belongs to ("NET-03")
   std::string title;
   // The levels that must block it; empty: none (a row that is reported, never promised).
   std::vector<std::string> protects;
@@ -60,7 +60,8 @@ struct FixtureSummary {
 
 enum class Verdict { Pass, Fail, Skipped, NotProtected, Error };
 
-std::string_view verdict_name(Verdict v);  // "pass", "FAIL", "skipped", "not protected at this level", "error"
+std::string_view verdict_name(
+    Verdict v);  // "pass", "FAIL", "skipped", "not protected at this level", "error"
 std::string_view outcome_name(Outcome o);  // "blocked", "succeeded", "skipped", "no result"
 
 struct Row {
