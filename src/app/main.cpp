@@ -78,6 +78,7 @@ int run_native_run(const rf::cli::RunOptions& opts) {
   host.level_network_on = static_cast<rf::presets::Level>(rf::probe::reachable(probe, rf::probe::Level::Kernel, false));
   host.level_network_off = static_cast<rf::presets::Level>(rf::probe::reachable(probe, rf::probe::Level::Kernel, true));
   host.why_not_kernel = probe.level_reason;
+  for (const auto& c : rf::engine::cgroup_support().controllers) host.cgroup.push_back({c.name, c.usable, c.detail});
   auto plan = rf::cli::plan_run(opts, host);
   if (!plan) {
     log::error(plan.error().describe());
@@ -93,12 +94,9 @@ int run_native_run(const rf::cli::RunOptions& opts) {
                std::string(rf::presets::level_name(*plan->required)) + " is required");
     return rf::cli::kExitBelowLevel;
   }
-  const std::string unenforced = !plan->level_summary.empty() ? " (" + plan->level_summary + "; see --dry-run)"
-                                 : plan->notes.empty()        ? std::string()
-                                                              : " (see --dry-run: not everything is enforced)";
   log::info(std::string("level ") + std::string(rf::presets::level_name(plan->level)) + ", preset " +
             opts.preset.value_or("balanced") + ", network " + (plan->settings.network ? "on" : "off") +
-            ", seccomp " + plan->settings.seccomp + unenforced);
+            ", seccomp " + plan->settings.seccomp + (plan->notes.empty() ? "" : " (see --dry-run: not everything is enforced)"));
   if (plan->settings.network && !plan->spec.supervision.connect.enabled)
     log::warning("network on: the connect policy is not enforced; cloud metadata endpoints are reachable");
   if (auto h = rf::cli::prepare_home(*plan); !h) {
@@ -118,6 +116,10 @@ int run_native_run(const rf::cli::RunOptions& opts) {
     return rf::cli::kExitTimeout;
   }
   if (r->parent_exited) return rf::cli::kExitSetup;
+  if (r->oom_killed) {
+    log::error("the memory limit was reached: the sandbox's cgroup killed a process (out of memory)");
+    if (r->code == 128 + 9) return rf::cli::kExitMemory;
+  }
   return r->code;
 }
 

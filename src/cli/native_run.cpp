@@ -86,21 +86,58 @@ Status add_seccomp(RunPlan& plan, const std::string& name) {
   return {};
 }
 
-void add_limits(RunPlan& plan) {
+// rlimits always; memory, pids and cpu through the sandbox's own cgroup where this host has one
+// to give (HostFacts.cgroup), else pids falls back to RLIMIT_NPROC and the rest is reported.
+void add_limits(RunPlan& plan, const HostFacts& host) {
   const presets::Limits& l = plan.settings.limits;
   auto& out = plan.spec.supervision.rlimits;
   auto add = [&out](int res, const std::optional<std::uint64_t>& v) {
     if (v && *v != presets::kUnlimited) out.push_back({res, *v});
   };
   add(RLIMIT_NOFILE, l.nofile);
-  add(RLIMIT_NPROC, l.pids);
   add(RLIMIT_CORE, l.core);
   add(RLIMIT_FSIZE, l.fsize);
-  if (l.memory && *l.memory != presets::kUnlimited)
-    plan.notes.push_back("memory limit: not enforced (needs a delegated cgroup v2, not used yet)");
-  if (l.cpu_milli && *l.cpu_milli != 0)
-    plan.notes.push_back("cpu limit: not enforced (needs a delegated cgroup v2, not used yet)");
-  if (l.pids) plan.notes.push_back("pids limit: applied as RLIMIT_NPROC (per user, not per sandbox)");
+  if (l.nofile && *l.nofile != presets::kUnlimited) plan.limits.push_back("nofile: RLIMIT_NOFILE");
+  if (l.core && *l.core != presets::kUnlimited) plan.limits.push_back("core: RLIMIT_CORE");
+  if (l.fsize && *l.fsize != presets::kUnlimited) plan.limits.push_back("fsize: RLIMIT_FSIZE");
+  auto controller = [&host](std::string_view name) -> const HostFacts::CgroupController* {
+    for (const auto& c : host.cgroup)
+      if (c.name == name && c.usable) return &c;
+    return nullptr;
+  };
+  auto why_not = [&host](std::string_view name) {
+    for (const auto& c : host.cgroup)
+      if (c.name == name) return c.detail;
+    return std::string("no cgroup information");
+  };
+  spec::CgroupLimits& cg = plan.spec.supervision.cgroup;
+  if (l.memory && *l.memory != presets::kUnlimited) {
+    if (const auto* c = controller("memory")) {
+      cg.memory_bytes = *l.memory;
+      plan.limits.push_back("memory: the sandbox's cgroup (" + c->detail + ")");
+    } else {
+      plan.notes.push_back("memory limit: not enforced: " + why_not("memory"));
+    }
+  }
+  if (l.cpu_milli && *l.cpu_milli != 0) {
+    if (const auto* c = controller("cpu")) {
+      cg.cpu_milli = *l.cpu_milli;
+      plan.limits.push_back("cpu: the sandbox's cgroup (" + c->detail + ")");
+    } else {
+      plan.notes.push_back("cpu limit: not enforced: " + why_not("cpu"));
+    }
+  }
+  if (l.pids && *l.pids != presets::kUnlimited) {
+    if (const auto* c = controller("pids")) {
+      cg.pids = *l.pids;
+      plan.limits.push_back("pids: the sandbox's cgroup (" + c->detail + ")");
+    } else {
+      add(RLIMIT_NPROC, l.pids);
+      plan.limits.push_back("pids: RLIMIT_NPROC");
+      plan.notes.push_back("pids limit: applied as RLIMIT_NPROC, which counts every process of the user, not the "
+                           "sandbox's (" + why_not("pids") + ")");
+    }
+  }
 }
 
 }  // namespace
@@ -203,7 +240,6 @@ RunOptions with_profile(RunOptions o, const Profile& p, const std::string& home)
   if (!o.agent && p.agent) o.agent = p.agent;
   if (!o.project && p.project) o.project = p.project;
   if (!o.require && p.require) o.require = std::string(presets::level_name(*p.require));
-  if (!o.level && p.level) o.level = std::string(presets::level_name(*p.level));
   auto binds = [&home](const std::vector<BindSpec>& from, std::vector<std::string>& to) {
     std::vector<std::string> mine;
     for (const auto& b : from) mine.push_back(expand_home(b.source, home) + ":" + expand_home(b.dest, home));
@@ -334,12 +370,8 @@ Result<RunPlan> plan_run(const RunOptions& given, const HostFacts& host) {
     RF_TRY(build_kernel_jail(plan, opts, *agent));
   } else if (plan.level == presets::Level::Landlock) {
     RF_TRY(build_landlock_jail(plan, opts, *agent, host.landlock_abi));
-    plan.level_summary = "not enforced at this level: project masks, read-only .git/hooks, host unix path sockets, "
-                         "hiding other processes";
-    if (host.landlock_abi < 6) plan.level_summary += ", signal and abstract-socket scoping";
   } else {
     RF_TRY(build_soft_jail(plan, opts, *agent));
-    plan.level_summary = "not enforced at this level: files outside the project, masks, other processes of the user";
   }
 
   std::vector<std::string> host_env;
@@ -354,7 +386,7 @@ Result<RunPlan> plan_run(const RunOptions& given, const HostFacts& host) {
   char cwd[PATH_MAX];
   std::string here = ::getcwd(cwd, sizeof cwd) ? cwd : "";
   s.chdir = base::is_under(here, plan.project) ? here : plan.project;
-  add_limits(plan);
+  add_limits(plan, host);
   RF_TRY(restrict_shell(plan, host));
   RF_TRY(add_seccomp(plan, plan.settings.seccomp));
   return plan;
@@ -368,13 +400,9 @@ std::string describe_plan(const RunPlan& plan) {
   if (!plan.profile_origin.empty()) line("profile file: " + plan.profile_origin);
   line("agent: " + plan.agent);
   line("project: " + plan.project + (plan.settings.project_writable ? " (read-write)" : " (read-only)"));
-  // Without a mount namespace HOME is the throwaway directory's own path, made at the start.
-  line("home: " + (plan.spec.soft_jail ? std::string("a new directory under $XDG_RUNTIME_DIR/ringfence or /tmp/ringfence-UID")
-                                       : plan.home_inside) +
-       " (a throwaway directory" + (plan.settings.keep_home ? ", kept)" : ", removed at exit)"));
-  line("network: " + std::string(plan.settings.network ? "on"
-                                 : plan.spec.soft_jail ? "off (the connect policy refuses every inet connection, loopback included)"
-                                                       : "off (loopback only)"));
+  line("home: " + plan.home_inside + " (a throwaway directory" +
+       (plan.settings.keep_home ? ", kept)" : ", removed at exit)"));
+  line("network: " + std::string(plan.settings.network ? "on" : "off (loopback only)"));
   if (const auto& cp = plan.spec.supervision.connect; cp.enabled) {
     line("connect policy: metadata floor always denied; " + std::to_string(cp.allow.size()) + " allow, " +
          std::to_string(cp.deny.size()) + " deny rules");
@@ -387,6 +415,7 @@ std::string describe_plan(const RunPlan& plan) {
   out += presets::describe(plan.settings);
   for (const auto& m : plan.masked) line("masked: " + m);
   for (const auto& c : plan.copies) line("copied into home: " + c.host + (c.copy_back ? " (and back)" : ""));
+  for (const auto& n : plan.limits) line("limit " + n);
   for (const auto& n : plan.dropped_env) line("environment dropped: " + n);
   for (const auto& f : plan.exec_allowed) line("may execute: " + f);
   for (const auto& n : plan.notes) line("not enforced: " + n);

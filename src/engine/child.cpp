@@ -12,6 +12,7 @@
 #include <cerrno>
 #include <vector>
 
+#include "cgroup.hpp"
 #include "child.hpp"
 #include "mounts.hpp"
 #include "ringfence/base/unique_fd.hpp"
@@ -51,6 +52,9 @@ void run_child(const ChildContext& ctx) {
     if (!s) report_and_exit_in_child(out, stage, s.error());
   };
 
+  // 0. Into the sandbox's cgroup first, so everything below and all the command starts is
+  //    counted (--limit memory/pids/cpu).
+  check(Stage::Limits, join_cgroups_in_child(ctx.cgroup_procs_fds));
   // 0. The signals the launcher forwards are blocked there; not here.
   if (ctx.restore_sigmask) ::sigprocmask(SIG_SETMASK, &ctx.sigmask, nullptr);
   // 0. Die with the launcher when asked; re-check afterwards, as it may already be gone.

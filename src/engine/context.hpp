@@ -55,6 +55,9 @@ struct ChildContext {
   // user-notification filter, built by the launcher (see supervisor.hpp).
   int notify_sock = -1;
   std::string connect_filter;
+  // --limit memory/pids/cpu: cgroup.procs of the sandbox's groups (CLOEXEC); the child writes
+  // "0" to each as its first step, so the command and all it starts are counted.
+  std::vector<int> cgroup_procs_fds;
 };
 
 }  // namespace rf::engine

@@ -19,11 +19,14 @@
 #include <climits>
 #include <cstdlib>
 #include <cstring>
+#include <memory>
 
 #include "child.hpp"
 #include "context.hpp"
+#include "cgroup.hpp"
 #include "monitor.hpp"
 #include "overlay.hpp"
+#include "ringfence/base/log.hpp"
 #include "ringfence/base/sys.hpp"
 #include "ringfence/engine/launch.hpp"
 #include "ringfence/spec/validate.hpp"
@@ -181,6 +184,15 @@ Status parent_step(const spec::Spec& spec, const ChildContext& ctx, pid_t pid, i
   return {};
 }
 
+// After the watch: whether the memory limit killed something, then the cgroup emptied and
+// removed (the pid namespace is gone by now; the group's removal is what is checked).
+Result<Outcome> finish_run(Result<Outcome> out, SandboxCgroup* cgroup) {
+  if (!cgroup) return out;
+  if (out) out->oom_killed = cgroup->oom_killed();
+  if (auto f = cgroup->finish(); !f) base::log::warning(f.error().describe());
+  return out;
+}
+
 }  // namespace
 
 Result<Outcome> run_sandbox(const spec::Spec& spec) {
@@ -282,6 +294,14 @@ Result<Outcome> run_sandbox(const spec::Spec& spec) {
     RF_TRY(prepare_supervisor(sup.connect, ctx, supervisor, notify_child));
   }
 
+  // --limit memory/pids/cpu: the sandbox's cgroup, made and limited now; the child joins it.
+  std::unique_ptr<SandboxCgroup> cgroup;
+  if (sup.cgroup.any()) {
+    RF_TRY_ASSIGN(made, SandboxCgroup::create(sup.cgroup));
+    cgroup = std::move(made);
+    ctx.cgroup_procs_fds = cgroup->procs_fds();
+  }
+
   // --userns: the launcher joins the caller's namespace before clone, so the child starts
   // there with all capabilities in it; no maps are written (the namespace has them).
   if (spec.userns_fd && ::setns(*spec.userns_fd, CLONE_NEWUSER) != 0) {
@@ -302,6 +322,7 @@ Result<Outcome> run_sandbox(const spec::Spec& spec) {
   wr.reset();
   notify_child.reset();
   go_rd.reset();
+  if (cgroup) cgroup->close_procs_fds();
   pid_wr.reset();
   auto abandon = [&pid](Status s) -> Result<Outcome> {
     ::kill(pid, SIGKILL);
@@ -327,7 +348,7 @@ Result<Outcome> run_sandbox(const spec::Spec& spec) {
     // From here on `pid` is the sandbox process (bwrap's child-pid); below a second pid
     // namespace it is the child of that namespace's parent's init, not ours.
     RF_TRY_ASSIGN(got, receive_pid_from_parent(pid_rd.get(), pid, ctx.ns.pid ? 2 : 1));
-    if (!got) return monitor(watch);  // the failure is on the status pipe
+    if (!got) return finish_run(monitor(watch), cgroup.get());  // the failure is on the status pipe
     pid = watch.pid = *got;
     watch.ours = !ctx.ns.pid;
   }
@@ -342,7 +363,7 @@ Result<Outcome> run_sandbox(const spec::Spec& spec) {
     go_wr.reset();
     if (!s) return abandon(std::move(s));
   }
-  return monitor(watch);
+  return finish_run(monitor(watch), cgroup.get());
 }
 
 Result<int> launch(const spec::Spec& spec) {

@@ -17,10 +17,13 @@
 
 #include <cerrno>
 #include <cstdlib>
+#include <memory>
 #include <string>
 #include <vector>
 
+#include "cgroup.hpp"
 #include "monitor.hpp"
+#include "ringfence/base/log.hpp"
 #include "ringfence/base/sys.hpp"
 #include "ringfence/base/unique_fd.hpp"
 #include "steps.hpp"
@@ -97,6 +100,7 @@ base::Status drop_every_capability_in_child() {
 
 [[noreturn]] void exec_soft_in_child(const spec::Spec& spec, const ChildContext& ctx, std::vector<std::string> env) {
   const int out = ctx.status_fd;
+  if (auto s = join_cgroups_in_child(ctx.cgroup_procs_fds); !s) report_and_exit_in_child(out, Stage::Limits, s.error());
   if (ctx.restore_sigmask) ::sigprocmask(SIG_SETMASK, &ctx.sigmask, nullptr);
   if (spec.die_with_parent) ::prctl(PR_SET_PDEATHSIG, SIGKILL, 0, 0, 0);
   if (spec.new_session && ::setsid() < 0) report_and_exit_in_child(out, Stage::Session, base::errno_error("setsid"));
@@ -168,6 +172,12 @@ base::Result<Outcome> run_soft_jail(const spec::Spec& spec) {
   std::shared_ptr<Supervisor> supervisor;
   base::UniqueFd notify_child;
   if (sup.connect.enabled) RF_TRY(prepare_supervisor(sup.connect, ctx, supervisor, notify_child));
+  std::unique_ptr<SandboxCgroup> cgroup;
+  if (sup.cgroup.any()) {
+    RF_TRY_ASSIGN(made, SandboxCgroup::create(sup.cgroup));
+    cgroup = std::move(made);
+    ctx.cgroup_procs_fds = cgroup->procs_fds();
+  }
   pid_t pid = ::fork();
   if (pid < 0) return base::errno_error("fork");
   if (pid == 0) {
@@ -177,6 +187,7 @@ base::Result<Outcome> run_soft_jail(const spec::Spec& spec) {
   }
   wr.reset();
   notify_child.reset();
+  if (cgroup) cgroup->close_procs_fds();
   Watch w;
   w.pid = pid;
   w.status_rd = rd.get();
@@ -186,6 +197,11 @@ base::Result<Outcome> run_soft_jail(const spec::Spec& spec) {
   w.new_session = spec.new_session;
   w.supervisor = supervisor.get();
   auto out = monitor(w);
+  // The group holds everything the command started, even what left our process tree.
+  if (cgroup) {
+    if (out) out->oom_killed = cgroup->oom_killed();
+    if (auto f = cgroup->finish(); !f) base::log::warning(f.error().describe());
+  }
   kill_leftovers();
   return out;
 }

@@ -15,6 +15,7 @@ namespace rf::cli {
 // They follow common conventions so that a CI never mistakes a sandbox failure for a test
 // failure: 125 like container runtimes, 124 like timeout(1).
 inline constexpr int kExitUsage = 2;         // the command line itself is wrong
+inline constexpr int kExitMemory = 122;      // the command was killed by the --limit memory cgroup (OOM)
 inline constexpr int kExitBelowLevel = 123;  // refused: the host cannot reach --require LEVEL
 inline constexpr int kExitTimeout = 124;     // --timeout expired; the whole sandbox was killed
 inline constexpr int kExitSetup = 125;       // the sandbox could not be set up

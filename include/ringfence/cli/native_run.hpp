@@ -43,11 +43,11 @@ struct RunPlan {
   std::vector<std::string> dropped_env;  // names only
   std::vector<std::string> masked;       // paths hidden in the project and on system paths
   std::vector<std::string> notes;        // what is not enforced, and why
+  std::vector<std::string> limits;       // each --limit and what enforces it
   std::vector<std::string> exec_allowed; // shell off: the only files that may be executed
   bool dry_run = false;
   std::optional<presets::Level> required;  // --require / the profile file's `require`
   std::string level_reason;                // why the level is below the preset's aim
-  std::string level_summary;               // below kernel: what the level does not enforce, in short
   std::string profile_origin;              // the profile file used, if any
   struct NetRules {
     std::vector<std::string> allow, deny;  // as written (the network layer parses them)
@@ -63,6 +63,14 @@ struct HostFacts {
   presets::Level level_network_on = presets::Level::Kernel;
   presets::Level level_network_off = presets::Level::Kernel;
   std::string why_not_kernel;
+  // Per cgroup controller ("memory", "pids", "cpu"): whether a cgroup made for the sandbox can
+  // enforce its limit here, and where (or why not). A controller not listed is not enforceable.
+  struct CgroupController {
+    std::string name;
+    bool usable = false;
+    std::string detail;
+  };
+  std::vector<CgroupController> cgroup;
 };
 
 // Resolve preset, profile file and options into a plan. Nothing on the host changes.

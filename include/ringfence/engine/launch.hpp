@@ -2,6 +2,10 @@
 // The engine's one entry point: turn a Spec into a running, confined process and wait for it.
 #pragma once
 
+#include <string>
+#include <string_view>
+#include <vector>
+
 #include "ringfence/base/result.hpp"
 #include "ringfence/spec/spec.hpp"
 
@@ -12,7 +16,21 @@ struct Outcome {
   int code = 0;                // the command's status in bwrap's encoding (or 137 when killed)
   bool timed_out = false;      // spec.supervision.timeout_ms expired; the sandbox was killed
   bool parent_exited = false;  // the launcher's parent process exited; the sandbox was killed
+  bool oom_killed = false;     // the cgroup memory limit killed a process of the sandbox
 };
+
+// Where this host can enforce the cgroup limits (spec.supervision.cgroup), per controller
+// ("memory", "pids", "cpu"): usable with the group it would be made under, or why not.
+struct CgroupSupport {
+  struct Controller {
+    std::string name;
+    bool usable = false;
+    std::string detail;  // "cgroup v2 under DIR" / "cgroup v1 under DIR", or the reason
+  };
+  std::vector<Controller> controllers;
+  [[nodiscard]] const Controller* find(std::string_view name) const;
+};
+CgroupSupport cgroup_support();
 
 // The highest Landlock ABI the kernel offers, 0 when it has none (or it is disabled).
 int landlock_abi();

@@ -91,6 +91,16 @@ struct ConnectPolicy {
   std::string violation_log;  // a JSON line is appended for every denial; empty: no log file
 };
 
+// Limits enforced through a cgroup made for the sandbox (native mode): cgroup v2 where this
+// process's group is delegated, else the v1 controller where its directory is writable (root on a
+// v1 host). The engine moves the command in before exec and removes the group afterwards.
+struct CgroupLimits {
+  std::optional<std::uint64_t> memory_bytes;  // memory.max (v1: memory.limit_in_bytes), swap too
+  std::optional<std::uint64_t> pids;          // pids.max: tasks of the sandbox, not of the user
+  std::optional<std::uint64_t> cpu_milli;     // CPUs x 1000: cpu.max (v1: cfs quota/period)
+  [[nodiscard]] bool any() const { return memory_bytes || pids || cpu_milli; }
+};
+
 // How the launcher watches the sandbox in native mode. bwrap mode leaves all of it off (bwrap
 // forwards no signal and knows no timeout).
 struct Supervision {
@@ -105,6 +115,7 @@ struct Supervision {
   // the parent's thread exits).
   bool watch_parent_process = false;
   std::vector<RLimit> rlimits;
+  CgroupLimits cgroup;
   ConnectPolicy connect;
 };
 

@@ -1,0 +1,262 @@
+#!/usr/bin/env python3
+# SPDX-License-Identifier: LGPL-2.1-or-later
+"""`ringfence run --limit`: memory, pids and cpu are enforced by a cgroup made for the sandbox
+where this host has one to give (cgroup v2 delegated to the caller, or a writable v1 controller:
+root on a v1 or hybrid host), and reported as not enforced where it has not. The group holds the
+command and everything it starts, is emptied and removed at the end, and an out-of-memory kill
+has its own exit code. Every case runs as root and as uid 65534; what each user can get is read
+from the host the same way ringfence reads it, so the test knows which outcome to demand."""
+
+import os
+import subprocess
+import sys
+import threading
+import time
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "helpers"))
+from rftest import SETPRIV, Skip, Suite, check, check_eq  # noqa: E402
+
+suite = Suite("integration-run-limits")
+EXIT_MEMORY = 122
+
+
+def own_groups():
+    """controller -> this process's group directory, for cgroup v1 hierarchies and v2 ('')."""
+    mounts = []
+    with open("/proc/self/mountinfo") as f:
+        for line in f:
+            left, right = line.split(" - ", 1)
+            fields = left.split()
+            fstype, _source, superopts = right.split()[:3]
+            mounts.append((fields[3], fields[4], fstype, superopts.split(",")))
+    out = {}
+    with open("/proc/self/cgroup") as f:
+        for line in f:
+            hid, names, path = line.rstrip("\n").split(":", 2)
+            for root, mnt, fstype, opts in mounts:
+                if hid == "0" and fstype == "cgroup2":
+                    key = ""
+                elif fstype == "cgroup":
+                    common = [n for n in names.split(",") if n in opts and n in ("memory", "pids", "cpu")]
+                    if not common:
+                        continue
+                    key = common[0]
+                else:
+                    continue
+                if root != "/" and not (path == root or path.startswith(root + "/")):
+                    continue
+                rest = path[len(root):] if root != "/" else path
+                out[key] = mnt + (rest if rest != "/" else "")
+                if fstype == "cgroup":
+                    for n in names.split(","):
+                        if n in opts:
+                            out[n] = out[key]
+                break
+    return out
+
+
+def v1_usable(controller, uid):
+    d = own_groups().get(controller)
+    if not d or not os.path.isdir(d):
+        return None
+    if uid == 0 or os.stat(d).st_uid == uid:
+        return d
+    return None
+
+
+def v2_usable(controller, uid):
+    d = own_groups().get("")
+    if not d:
+        return None
+    try:
+        with open(os.path.join(d, "cgroup.subtree_control")) as f:
+            delegated = f.read().split()
+        with open(os.path.join(d, "cgroup.controllers")) as f:
+            offered = f.read().split()
+    except OSError:
+        return None
+    if controller not in offered or (uid != 0 and os.stat(d).st_uid != uid):
+        return None
+    return d if controller in delegated else None
+
+
+def usable(controller, uid):
+    """The group ringfence would make its own under, or None (the host gives none to uid)."""
+    return v2_usable(controller, uid) or v1_usable(controller, uid)
+
+
+class Env:
+    def __init__(self, ctx):
+        self.ctx = ctx
+        self.uid = 65534 if ctx.unpriv else 0
+        self.project = ctx.mkdtemp()
+        self.env = {"PATH": "/usr/bin:/bin", "HOME": ctx.mkdtemp(), "LANG": "C", "XDG_RUNTIME_DIR": ""}
+
+    def argv(self, args):
+        return (SETPRIV if self.ctx.unpriv else []) + [self.ctx.h.target, "run", "--no-profile"] + args
+
+    def run(self, args, timeout=60):
+        return subprocess.run(self.argv(args), capture_output=True, text=True, timeout=timeout,
+                              cwd=self.project, env=self.env)
+
+    def spawn(self, args):
+        return subprocess.Popen(self.argv(args), stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                                cwd=self.project, env=self.env)
+
+
+def sandbox_groups(parent):
+    return sorted(n for n in os.listdir(parent) if n.startswith("ringfence-")) if parent else []
+
+
+def read(path):
+    with open(path) as f:
+        return f.read().strip()
+
+
+@suite.case()
+def limits_reported(ctx):
+    """--dry-run names what enforces each limit, or why it is not enforced."""
+    e = Env(ctx)
+    r = e.run(["--dry-run", "--limit", "memory=64M,pids=50,cpu=0.5,nofile=64", "--", "true"])
+    check_eq(r.returncode, 0, f"dry run: {r.stderr}")
+    out = r.stdout
+    check("limit nofile: RLIMIT_NOFILE" in out, f"nofile is an rlimit: {out}")
+    for c in ("memory", "cpu"):
+        if usable(c, e.uid):
+            check(f"limit {c}: the sandbox's cgroup" in out, f"{c} enforced by a cgroup: {out}")
+        else:
+            check(f"not enforced: {c} limit: not enforced:" in out, f"{c} reported as not enforced: {out}")
+    if usable("pids", e.uid):
+        check("limit pids: the sandbox's cgroup" in out, f"pids by the cgroup: {out}")
+        check("RLIMIT_NPROC" not in out, f"no per-user RLIMIT_NPROC when the cgroup can count: {out}")
+    else:
+        check("limit pids: RLIMIT_NPROC" in out and "counts every process of the user" in out,
+              f"pids falls back to RLIMIT_NPROC, said plainly: {out}")
+
+
+@suite.case()
+def groups_written_joined_removed(ctx):
+    """While the command runs, its group exists with the limits written and it is a member;
+    afterwards the group is gone."""
+    e = Env(ctx)
+    parents = {c: usable(c, e.uid) for c in ("memory", "pids", "cpu")}
+    if not any(parents.values()):
+        raise Skip(f"no cgroup controller is usable by uid {e.uid} on this host")
+    before = {c: sandbox_groups(p) for c, p in parents.items()}
+    p = e.spawn(["--limit", "memory=96M,pids=40,cpu=0.5", "--", "sh", "-c", "cat /proc/self/cgroup; sleep 3"])
+    try:
+        launcher = p.pid if not ctx.unpriv else None
+        seen = {}
+        deadline = time.monotonic() + 10
+        while time.monotonic() < deadline and len(seen) < sum(1 for v in parents.values() if v):
+            for c, parent in parents.items():
+                if not parent or c in seen:
+                    continue
+                new = [n for n in sandbox_groups(parent) if n not in before[c]]
+                if new:
+                    seen[c] = os.path.join(parent, new[0])
+            time.sleep(0.05)
+        for c, parent in parents.items():
+            if parent:
+                check(c in seen, f"a group for the sandbox under {parent} ({c})")
+        if launcher:
+            for c, d in seen.items():
+                check(os.path.basename(d).startswith(f"ringfence-{launcher}"), f"the group is named after the launcher: {d}")
+        time.sleep(0.5)
+        for c, d in seen.items():
+            v2 = os.path.exists(os.path.join(d, "cgroup.controllers"))
+            if c == "memory":
+                check_eq(read(os.path.join(d, "memory.max" if v2 else "memory.limit_in_bytes")), str(96 << 20),
+                         "memory limit written")
+            if c == "pids":
+                check_eq(read(os.path.join(d, "pids.max")), "40", "pids limit written")
+            if c == "cpu":
+                if v2:
+                    check_eq(read(os.path.join(d, "cpu.max")), "50000 100000", "cpu.max written")
+                else:
+                    check_eq(read(os.path.join(d, "cpu.cfs_quota_us")), "50000", "cfs quota written")
+                    check_eq(read(os.path.join(d, "cpu.cfs_period_us")), "100000", "cfs period written")
+            members = read(os.path.join(d, "cgroup.procs")).split()
+            check(len(members) >= 1, f"the sandbox's processes are in {d}: {members}")
+        out, err = p.communicate(timeout=30)
+    finally:
+        if p.poll() is None:
+            p.kill()
+            p.wait()
+    check_eq(p.returncode, 0, f"run exit code: {err}")
+    check("ringfence-" in out, f"the command sees itself in the sandbox's group: {out!r}")
+    for c, parent in parents.items():
+        if parent:
+            check_eq(sandbox_groups(parent), before[c], f"the {c} group is removed after the run")
+
+
+@suite.case()
+def memory_limit_kills(ctx):
+    """A command that needs more than the limit is killed inside its group, ringfence says so
+    and exits 122; the launcher survives to report it."""
+    e = Env(ctx)
+    if not usable("memory", e.uid):
+        raise Skip(f"the memory controller is not usable by uid {e.uid} here")
+    # tail keeps the last lines in memory, and zeros hold no newline: 400 MiB against 48 MiB.
+    for jail in ([], ["--fs-jail", "off"]):
+        r = e.run(jail + ["--limit", "memory=48M", "--", "sh", "-c", "head -c 400M /dev/zero | tail >/dev/null && echo survived"])
+        check_eq(r.returncode, EXIT_MEMORY, f"out of memory exit code {jail}: {r.stdout!r} {r.stderr!r}")
+        check("survived" not in r.stdout, "the allocation did not succeed")
+        check("memory limit was reached" in r.stderr, f"the message says why: {r.stderr!r}")
+        r = e.run(jail + ["--limit", "memory=48M", "--", "sh", "-c", "head -c 8M /dev/zero | tail >/dev/null && echo fine"])
+        check_eq((r.returncode, r.stdout.strip()), (0, "fine"), f"within the limit it runs: {r.stderr!r}")
+
+
+@suite.case()
+def pids_limit_counts_the_sandbox(ctx):
+    """pids.max bounds the sandbox's tasks (a fork loop stops at it), while the caller, same
+    user, still forks freely; with only RLIMIT_NPROC, the test says which one was used."""
+    e = Env(ctx)
+    if not usable("pids", e.uid):
+        raise Skip(f"the pids controller is not usable by uid {e.uid} here")
+    # Each `(sleep 5 &)` leaves one sleep behind; a refused fork makes the subshell fail.
+    script = ('n=0; while [ $n -lt 60 ]; do (sleep 5 &) 2>/dev/null || break; n=$((n+1)); done; '
+              'echo started=$n; echo done')
+    for jail in ([], ["--fs-jail", "off"]):
+        result = {}
+
+        def host_forks():
+            ok = 0
+            for _ in range(20):
+                ok += subprocess.run((SETPRIV if ctx.unpriv else []) + ["true"]).returncode == 0
+            result["ok"] = ok
+
+        t = threading.Thread(target=host_forks)
+        r = e.run(jail + ["--limit", "pids=12", "--", "sh", "-c", script], timeout=60)
+        t.start()
+        t.join()
+        check("done" in r.stdout, f"the sandbox ran to the end {jail}: {r.stdout!r} {r.stderr!r}")
+        started = int(r.stdout.split("started=")[1].split()[0]) if "started=" in r.stdout else -1
+        check(0 <= started < 12, f"the fork loop stopped at the limit {jail} (started {started})")
+        check_eq(result["ok"], 20, "the same user outside the sandbox still forks")
+
+
+@suite.case()
+def escaped_process_killed_with_the_group(ctx):
+    """In the soft jail a process that leaves the process tree (setsid, double fork) is still in
+    the group, and dies with it."""
+    e = Env(ctx)
+    if not usable("pids", e.uid) and not usable("memory", e.uid):
+        raise Skip(f"no usable controller for uid {e.uid}")
+    mark = f"{ctx.h.token}-cg-escape"
+    which = "pids=64" if usable("pids", e.uid) else "memory=256M"
+    r = e.run(["--fs-jail", "off", "--limit", which, "--", "sh", "-c",
+               f"setsid sh -c '(exec -a {mark} sleep 60) &' ; sleep 0.3; echo ok"])
+    check_eq(r.returncode, 0, f"run: {r.stderr!r}")
+    time.sleep(0.3)
+    left = subprocess.run(["pgrep", "-f", mark], capture_output=True, text=True).stdout.split()
+    for pid in left:
+        try:
+            os.kill(int(pid), 9)
+        except OSError:
+            pass
+    check_eq(left, [], "nothing of the sandbox survives, even outside its process tree")
+
+
+if __name__ == "__main__":
+    sys.exit(suite.main())
