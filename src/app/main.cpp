@@ -94,9 +94,12 @@ int run_native_run(const rf::cli::RunOptions& opts) {
                std::string(rf::presets::level_name(*plan->required)) + " is required");
     return rf::cli::kExitBelowLevel;
   }
+  const std::string unenforced = !plan->level_summary.empty() ? " (" + plan->level_summary + "; see --dry-run)"
+                                 : plan->notes.empty()        ? std::string()
+                                                              : " (see --dry-run: not everything is enforced)";
   log::info(std::string("level ") + std::string(rf::presets::level_name(plan->level)) + ", preset " +
             opts.preset.value_or("balanced") + ", network " + (plan->settings.network ? "on" : "off") +
-            ", seccomp " + plan->settings.seccomp + (plan->notes.empty() ? "" : " (see --dry-run: not everything is enforced)"));
+            ", seccomp " + plan->settings.seccomp + unenforced);
   if (plan->settings.network && !plan->spec.supervision.connect.enabled)
     log::warning("network on: the connect policy is not enforced; cloud metadata endpoints are reachable");
   if (auto h = rf::cli::prepare_home(*plan); !h) {

@@ -240,6 +240,7 @@ RunOptions with_profile(RunOptions o, const Profile& p, const std::string& home)
   if (!o.agent && p.agent) o.agent = p.agent;
   if (!o.project && p.project) o.project = p.project;
   if (!o.require && p.require) o.require = std::string(presets::level_name(*p.require));
+  if (!o.level && p.level) o.level = std::string(presets::level_name(*p.level));
   auto binds = [&home](const std::vector<BindSpec>& from, std::vector<std::string>& to) {
     std::vector<std::string> mine;
     for (const auto& b : from) mine.push_back(expand_home(b.source, home) + ":" + expand_home(b.dest, home));
@@ -370,8 +371,12 @@ Result<RunPlan> plan_run(const RunOptions& given, const HostFacts& host) {
     RF_TRY(build_kernel_jail(plan, opts, *agent));
   } else if (plan.level == presets::Level::Landlock) {
     RF_TRY(build_landlock_jail(plan, opts, *agent, host.landlock_abi));
+    plan.level_summary = "not enforced at this level: project masks, read-only .git/hooks, host unix path sockets, "
+                         "hiding other processes";
+    if (host.landlock_abi < 6) plan.level_summary += ", signal and abstract-socket scoping";
   } else {
     RF_TRY(build_soft_jail(plan, opts, *agent));
+    plan.level_summary = "not enforced at this level: files outside the project, masks, other processes of the user";
   }
 
   std::vector<std::string> host_env;
@@ -400,9 +405,13 @@ std::string describe_plan(const RunPlan& plan) {
   if (!plan.profile_origin.empty()) line("profile file: " + plan.profile_origin);
   line("agent: " + plan.agent);
   line("project: " + plan.project + (plan.settings.project_writable ? " (read-write)" : " (read-only)"));
-  line("home: " + plan.home_inside + " (a throwaway directory" +
-       (plan.settings.keep_home ? ", kept)" : ", removed at exit)"));
-  line("network: " + std::string(plan.settings.network ? "on" : "off (loopback only)"));
+  // Without a mount namespace HOME is the throwaway directory's own path, made at the start.
+  line("home: " + (plan.spec.soft_jail ? std::string("a new directory under $XDG_RUNTIME_DIR/ringfence or /tmp/ringfence-UID")
+                                       : plan.home_inside) +
+       " (a throwaway directory" + (plan.settings.keep_home ? ", kept)" : ", removed at exit)"));
+  line("network: " + std::string(plan.settings.network ? "on"
+                                 : plan.spec.soft_jail ? "off (the connect policy refuses every inet connection, loopback included)"
+                                                       : "off (loopback only)"));
   if (const auto& cp = plan.spec.supervision.connect; cp.enabled) {
     line("connect policy: metadata floor always denied; " + std::to_string(cp.allow.size()) + " allow, " +
          std::to_string(cp.deny.size()) + " deny rules");

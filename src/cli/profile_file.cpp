@@ -35,7 +35,7 @@ namespace {
 
 constexpr off_t kMaxProfileSize = 1 << 20;
 constexpr std::string_view kTopKeys =
-    "preset, agent, project, require, toggles, filesystem, env, network, limits";
+    "preset, agent, project, require, level, toggles, filesystem, env, network, limits";
 
 // Collects problems; the one reported is the first in the file (tables iterate by key order).
 class Checker {
@@ -127,7 +127,8 @@ void unknown_key(Checker& c, const toml::key& k, std::string_view table, std::st
   std::string msg = "unknown key " + quoted(k.str());
   if (!table.empty()) msg += " in [" + std::string(table) + "]";
   msg += " (valid: " + std::string(valid) + ")";
-  bool top = k.str() == "preset" || k.str() == "agent" || k.str() == "project" || k.str() == "require";
+  bool top = k.str() == "preset" || k.str() == "agent" || k.str() == "project" || k.str() == "require" ||
+             k.str() == "level";
   if (!table.empty() && top) msg += "; top-level keys go before the first [table]";
   c.fail(k.source(), std::move(msg));
 }
@@ -302,10 +303,10 @@ void read_scalar(Checker& c, std::string_view key, const toml::node& v, Profile&
     } else {
       c.fail(v.source(), a.error().message());
     }
-  } else if (key == "require") {
+  } else if (key == "require" || key == "level") {
     auto l = presets::level_by_name(*s);
     if (l) {
-      out.require = *l;
+      (key == "require" ? out.require : out.level) = *l;
     } else {
       c.fail(v.source(), l.error().message());
     }
@@ -318,7 +319,7 @@ void read_scalar(Checker& c, std::string_view key, const toml::node& v, Profile&
 
 void read_top(Checker& c, const toml::key& k, const toml::node& v, Profile& out) {
   std::string_view key = k.str();
-  if (key == "preset" || key == "agent" || key == "project" || key == "require") {
+  if (key == "preset" || key == "agent" || key == "project" || key == "require" || key == "level") {
     return read_scalar(c, key, v, out);
   }
   if (key != "toggles" && key != "limits" && key != "filesystem" && key != "env" && key != "network") {

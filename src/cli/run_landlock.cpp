@@ -33,16 +33,19 @@ constexpr unsigned kX = Rule::Execute;
 constexpr unsigned kIoctl = Rule::Ioctl;
 
 // The directories the kernel jail binds read-only (run_fs.cpp add_system_dirs), /etc apart.
-const char* const kSystemRoots[] = {"/usr", "/bin", "/sbin", "/lib", "/lib32", "/lib64", "/libx32", "/opt", "/nix"};
+const char* const kSystemRoots[] = {"/usr",   "/bin",    "/sbin", "/lib", "/lib32",
+                                    "/lib64", "/libx32", "/opt",  "/nix"};
 // Where a symlink in /etc may not lead, even to a single file: homes, shared temp, mounts.
-const char* const kNeverThrough[] = {"/home", "/root", "/tmp", "/var/tmp", "/mnt", "/media", "/srv", "/run/user"};
+const char* const kNeverThrough[] = {"/home", "/root",  "/tmp", "/var/tmp",
+                                     "/mnt",  "/media", "/srv", "/run/user"};
 
 void rule(RunPlan& plan, const std::string& path, unsigned rights, bool allow_missing = true) {
   plan.spec.landlock_rules.push_back({path, rights, allow_missing});
 }
 
 bool under_any(const std::string& path, const std::vector<std::string>& roots) {
-  return std::any_of(roots.begin(), roots.end(), [&path](const std::string& r) { return base::is_under(path, r); });
+  return std::any_of(roots.begin(), roots.end(),
+                     [&path](const std::string& r) { return base::is_under(path, r); });
 }
 
 base::Result<std::vector<std::string>> entries_of(const std::string& dir) {
@@ -68,9 +71,10 @@ std::string real_path(const std::string& p) {
 // the hidden ones. Entries created after the start are not covered (refused). A symlink entry
 // is granted at its target only when that is a single file outside every home and shared temp
 // directory (/etc/resolv.conf -> /run/systemd/resolve/stub-resolv.conf); a target inside the
-// system roots or /etc needs no rule of its own.
-Status allow_except(RunPlan& plan, const std::string& dir, const std::vector<std::string>& hidden, unsigned rights,
-                    const std::vector<std::string>& roots, const std::string& real_home, int depth) {
+// system roots, /etc or /proc needs no rule of its own.
+Status allow_except(RunPlan& plan, const std::string& dir, const std::vector<std::string>& hidden,
+                    unsigned rights, const std::vector<std::string>& roots, const std::string& real_home,
+                    int depth) {
   RF_TRY_ASSIGN(names, entries_of(dir));
   for (const auto& name : names) {
     const std::string p = dir + "/" + name;
@@ -79,7 +83,9 @@ Status allow_except(RunPlan& plan, const std::string& dir, const std::vector<std
     if (::lstat(p.c_str(), &st) != 0) continue;
     if (S_ISLNK(st.st_mode)) {
       const std::string t = real_path(p);
-      if (t.empty() || under_any(t, hidden) || under_any(t, roots) || base::is_under(t, "/etc")) continue;
+      if (t.empty() || under_any(t, hidden) || under_any(t, roots) || base::is_under(t, "/etc") ||
+          base::is_under(t, "/proc"))  // /etc/mtab: /proc is readable by its own rule
+        continue;
       struct stat ts {};
       if (::stat(t.c_str(), &ts) != 0 || !S_ISREG(ts.st_mode)) continue;
       bool outside = base::is_under(t, real_home) || base::is_under(t, plan.project);
@@ -102,7 +108,8 @@ Status allow_except(RunPlan& plan, const std::string& dir, const std::vector<std
 void add_parents(RunPlan& plan, const std::string& rel) {
   for (auto slash = rel.find('/'); slash != std::string::npos; slash = rel.find('/', slash + 1)) {
     std::string d = rel.substr(0, slash);
-    if (std::find(plan.home_dirs.begin(), plan.home_dirs.end(), d) == plan.home_dirs.end()) plan.home_dirs.push_back(d);
+    if (std::find(plan.home_dirs.begin(), plan.home_dirs.end(), d) == plan.home_dirs.end())
+      plan.home_dirs.push_back(d);
   }
 }
 
@@ -179,7 +186,8 @@ void add_terminal(RunPlan& plan) {
     if (!::isatty(fd) || ::ttyname_r(fd, name, sizeof name) != 0) continue;
     std::string t = real_path(name);
     struct stat st {};
-    if (t.empty() || !base::is_under(t, "/dev") || ::stat(t.c_str(), &st) != 0 || !S_ISCHR(st.st_mode)) continue;
+    if (t.empty() || !base::is_under(t, "/dev") || ::stat(t.c_str(), &st) != 0 || !S_ISCHR(st.st_mode))
+      continue;
     bool seen = std::any_of(plan.spec.landlock_rules.begin(), plan.spec.landlock_rules.end(),
                             [&t](const Rule& r) { return r.path == t; });
     if (!seen) rule(plan, t, kR | kW | kIoctl);
@@ -200,7 +208,7 @@ Status add_landlock_jail(RunPlan& plan, const RunOptions& opts, const presets::A
     struct stat st {};
     if (::lstat(r, &st) != 0) continue;
     rule(plan, r, kR | kX);
-    roots.push_back(S_ISLNK(st.st_mode) ? real_path(r) : std::string(r));
+    if (std::string t = S_ISLNK(st.st_mode) ? real_path(r) : std::string(r); !t.empty()) roots.push_back(t);
   }
   std::vector<std::string> hidden;
   for (const auto& secret : presets::system_secret_paths()) {
@@ -212,23 +220,27 @@ Status add_landlock_jail(RunPlan& plan, const RunOptions& opts, const presets::A
       }
     ::globfree(&g);
   }
-  if (struct stat st {}; ::stat("/etc", &st) == 0) RF_TRY(allow_except(plan, "/etc", hidden, kR | kX, roots, real_home, 0));
+  if (struct stat st{}; ::stat("/etc", &st) == 0)
+    RF_TRY(allow_except(plan, "/etc", hidden, kR | kX, roots, real_home, 0));
 
-  for (const char* d : {"/dev/null", "/dev/zero", "/dev/full", "/dev/random", "/dev/urandom"}) rule(plan, d, kR | kW);
+  for (const char* d : {"/dev/null", "/dev/zero", "/dev/full", "/dev/random", "/dev/urandom"})
+    rule(plan, d, kR | kW);
   rule(plan, "/dev/tty", kR | kW | kIoctl);
   add_terminal(plan);
   rule(plan, "/proc", kR);
 
   const bool rw = plan.settings.project_writable;
   rule(plan, plan.project, kR | kX | (rw ? kW : 0), false);
-  if (opts.workspace) plan.notes.push_back("--workspace: no /workspace at the landlock level (no mount namespace)");
+  if (opts.workspace)
+    plan.notes.push_back("--workspace: no /workspace at the landlock level (no mount namespace)");
   auto bind = [&plan](const std::string& item, unsigned rights) -> Status {
     auto colon = item.find(':');
     std::string src = item.substr(0, colon);
     std::string t = real_path(src);
     if (t.empty()) return base::errno_error("bind source " + src);
     if (colon != std::string::npos && base::normalize(item.substr(colon + 1)) != t) {
-      plan.notes.push_back("--bind/--ro-bind " + item + ": a different destination needs a mount namespace; " + t +
+      plan.notes.push_back("--bind/--ro-bind " + item +
+                           ": a different destination needs a mount namespace; " + t +
                            " is reachable at its own path only");
     }
     rule(plan, t, rights, false);
@@ -240,16 +252,22 @@ Status add_landlock_jail(RunPlan& plan, const RunOptions& opts, const presets::A
 
   // What this level does not enforce (the dry run lists each as "not enforced: ...").
   const std::string at = "landlock level: ";
-  plan.notes.push_back(at + "masks do not apply: files in the project matching a mask (.env, *.pem, ...) are "
-                            "readable (Landlock cannot take a file out of an allowed directory)");
+  plan.notes.push_back(at +
+                       "masks do not apply: files in the project matching a mask (.env, *.pem, ...) are "
+                       "readable (Landlock cannot take a file out of an allowed directory)");
   if (rw)
     plan.notes.push_back(at + "the project's .git/hooks and .git/config are writable (for the same reason)");
-  plan.notes.push_back(at + "no PID namespace: this user's other processes are listed in /proc (command lines, "
-                            "status); their memory, environment and fds stay refused (Landlock's ptrace scoping)");
-  plan.notes.push_back(at + "pathname unix sockets of the host (tmux, screen, the D-Bus session bus, ssh-agent, "
-                            "docker.sock) can be connected to: Landlock ABI " + std::to_string(abi) +
-                            " does not check connect(2), and the connect policy leaves unix paths to the filesystem");
-  plan.notes.push_back(at + "no IPC namespace: System V IPC objects and POSIX message queues of the host are shared");
+  plan.notes.push_back(at +
+                       "no PID namespace: this user's other processes are listed in /proc (command lines, "
+                       "status); their memory, environment and fds stay refused (Landlock's ptrace scoping)");
+  plan.notes.push_back(
+      at +
+      "pathname unix sockets of the host (tmux, screen, the D-Bus session bus, ssh-agent, "
+      "docker.sock) are not protected: Landlock ABI " +
+      std::to_string(abi) +
+      " does not check connect(2), and the connect policy leaves unix paths to the filesystem");
+  plan.notes.push_back(
+      at + "no IPC namespace: System V IPC objects and POSIX message queues of the host are shared");
   if (abi < 6)
     plan.notes.push_back(at + "no abstract-socket or signal scoping (Landlock ABI " + std::to_string(abi) +
                          " < 6): signals to this user's other processes are not stopped");
@@ -260,7 +278,8 @@ Status add_landlock_jail(RunPlan& plan, const RunOptions& opts, const presets::A
     plan.notes.push_back(at + "truncate(2) is not controlled (Landlock ABI " + std::to_string(abi) +
                          " < 3): files outside the project that this user may write can be truncated");
   if (abi < 2)
-    plan.notes.push_back(at + "renaming or linking across directories is refused everywhere (Landlock ABI 1)");
+    plan.notes.push_back(at +
+                         "renaming or linking across directories is refused everywhere (Landlock ABI 1)");
   return {};
 }
 

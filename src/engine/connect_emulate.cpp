@@ -2,7 +2,8 @@
 // connect, sendto, sendmsg and sendmmsg performed by the supervisor for the target: the
 // arguments are copied once, decided with the net layer, and an allowed call runs on a
 // pidfd_getfd duplicate of the target's socket with the supervisor's copy (see the race notes
-// at the top of supervisor.cpp).
+// at the top of supervisor.cpp). The receiving thread tries each call without blocking; a call
+// that has to wait is finished by a worker, from where the first try left it.
 #include "connect_emulate.hpp"
 
 #include <fcntl.h>
@@ -25,6 +26,8 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <functional>
+#include <memory>
 #include <span>
 #include <string>
 #include <vector>
@@ -58,7 +61,7 @@ struct Creds {
 // The notifying thread: its memory and fds, trusted only while the notification is valid.
 struct Target {
   Supervisor& sup;
-  const seccomp_notif& n;
+  seccomp_notif n;  // a copy: a pending call outlives the receiving thread's buffer
   base::UniqueFd pidfd;
 
   [[nodiscard]] bool valid() const { return sup.still_valid(n.id); }
@@ -212,24 +215,9 @@ int check_name(Target& t, const net::SocketInfo& si, net::Call call, int flags, 
   return 0;
 }
 
-Reply do_connect(Target& t) {
-  const auto& a = t.n.data.args;
-  base::UniqueFd sock;
-  if (int e = t.take(static_cast<int>(a[0]), sock)) return {e, 0};
-  int err = 0;
-  auto si = socket_info(sock.get(), err);
-  if (err) return {err, 0};
-  Name name;
-  if (int e = check_name(t, si, net::Call::Connect, 0, a[1], static_cast<int>(a[2]), name, "connect")) return {e, 0};
-  if (!t.valid()) return {kFailClosed, 0};
-  if (::connect(sock.get(), name.addr(), name.len()) != 0) return {errno, 0};
-  return {0, 0};
-}
-
 // The data of one send, copied: at most kMaxData bytes (a short write on a stream socket; a
 // larger datagram is refused with EMSGSIZE, as the kernel would refuse most of them).
-int copy_data(const Target& t, const net::SocketInfo& si, std::span<const iovec> user, std::vector<std::string>& bufs,
-              std::vector<iovec>& iov) {
+int copy_data(const Target& t, const net::SocketInfo& si, std::span<const iovec> user, std::vector<std::string>& bufs) {
   std::size_t total = 0;
   for (const iovec& v : user) {
     std::size_t take = v.iov_len;
@@ -242,45 +230,22 @@ int copy_data(const Target& t, const net::SocketInfo& si, std::span<const iovec>
     if (!t.read(reinterpret_cast<std::uint64_t>(v.iov_base), bufs.back().data(), take)) return EFAULT;
     total += take;
   }
-  for (auto& b : bufs) iov.push_back({b.data(), b.size()});
   return 0;
 }
 
-Reply do_sendto(Target& t) {
-  const auto& a = t.n.data.args;
-  const int flags = static_cast<int>(a[3]);
-  base::UniqueFd sock;
-  if (int e = t.take(static_cast<int>(a[0]), sock)) return {e, 0};
-  int err = 0;
-  auto si = socket_info(sock.get(), err);
-  if (err) return {err, 0};
-  Name name;
-  if (int e = check_name(t, si, net::Call::Sendto, flags, a[4], static_cast<int>(a[5]), name, "sendto")) return {e, 0};
-  std::vector<std::string> bufs;
-  std::vector<iovec> iov;
-  iovec user{reinterpret_cast<void*>(a[1]), static_cast<std::size_t>(a[2])};
-  if (int e = copy_data(t, si, std::span<const iovec>(&user, 1), bufs, iov)) return {e, 0};
-  if (!t.valid()) return {kFailClosed, 0};
-  msghdr mh{};
-  mh.msg_name = const_cast<sockaddr*>(name.addr());
-  mh.msg_namelen = name.len();
-  mh.msg_iov = iov.data();
-  mh.msg_iovlen = iov.size();
-  ssize_t r = ::sendmsg(sock.get(), &mh, flags | MSG_NOSIGNAL);
-  if (r < 0) return {errno, 0};
-  return {0, r};
-}
-
-// One msghdr of sendmsg/sendmmsg, copied whole: name, data and control (SCM_RIGHTS fds are
-// duplicated from the target; SCM_CREDENTIALS is refused: the launcher cannot send the target's
-// credentials, and its own would be a lie).
+// One message of sendto, sendmsg or sendmmsg, copied whole: name, data and control
+// (SCM_RIGHTS fds are duplicated from the target; SCM_CREDENTIALS is refused: the launcher
+// cannot send the target's credentials, and its own would be a lie).
 struct Message {
   Name name;
   std::vector<std::string> bufs;
-  std::vector<iovec> iov;
   std::string control;
   std::vector<base::UniqueFd> fds;
-  msghdr hdr{};
+  [[nodiscard]] std::size_t size() const {
+    std::size_t n = 0;
+    for (const auto& b : bufs) n += b.size();
+    return n;
+  }
 };
 
 int copy_control(const Target& t, const msghdr& user, Message& m) {
@@ -317,81 +282,238 @@ int prepare_message(Target& t, const net::SocketInfo& si, const msghdr& user, in
   if (user.msg_iovlen > kMaxIov) return EMSGSIZE;
   std::vector<iovec> uiov(user.msg_iovlen);
   if (!t.read(reinterpret_cast<std::uint64_t>(user.msg_iov), uiov.data(), uiov.size() * sizeof(iovec))) return EFAULT;
-  if (int e = copy_data(t, si, uiov, m.bufs, m.iov)) return e;
-  if (int e = copy_control(t, user, m)) return e;
-  m.hdr.msg_name = const_cast<sockaddr*>(m.name.addr());
-  m.hdr.msg_namelen = m.name.len();
-  m.hdr.msg_iov = m.iov.data();
-  m.hdr.msg_iovlen = m.iov.size();
-  m.hdr.msg_control = m.control.empty() ? nullptr : m.control.data();
-  m.hdr.msg_controllen = m.control.size();
-  return 0;
+  if (int e = copy_data(t, si, uiov, m.bufs)) return e;
+  return copy_control(t, user, m);
 }
 
-Reply do_sendmsg(Target& t) {
-  const auto& a = t.n.data.args;
-  const int flags = static_cast<int>(a[2]);
-  base::UniqueFd sock;
-  if (int e = t.take(static_cast<int>(a[0]), sock)) return {e, 0};
-  int err = 0;
-  auto si = socket_info(sock.get(), err);
-  if (err) return {err, 0};
-  msghdr user{};
-  if (!t.read(a[1], &user, sizeof user)) return {EFAULT, 0};
-  Message m;
-  if (int e = prepare_message(t, si, user, flags, m, "sendmsg")) return {e, 0};
-  if (!t.valid()) return {kFailClosed, 0};
-  ssize_t r = ::sendmsg(sock.get(), &m.hdr, flags | MSG_NOSIGNAL);
-  if (r < 0) return {errno, 0};
-  return {0, r};
-}
-
-// sendmmsg: entry by entry, as the kernel does; the first refused or failed entry ends the
-// batch, and the count sent so far is the answer (its error is lost, as in the kernel).
-Reply do_sendmmsg(Target& t) {
-  const auto& a = t.n.data.args;
-  const int flags = static_cast<int>(a[3]);
-  std::size_t vlen = std::min<std::size_t>(static_cast<unsigned>(a[2]), kMaxIov);
-  base::UniqueFd sock;
-  if (int e = t.take(static_cast<int>(a[0]), sock)) return {e, 0};
-  int err = 0;
-  auto si = socket_info(sock.get(), err);
-  if (err) return {err, 0};
-  std::int64_t sent = 0;
-  for (std::size_t i = 0; i < vlen; ++i) {
-    const std::uint64_t at = a[1] + i * sizeof(mmsghdr);
-    mmsghdr user{};
-    int e = t.read(at, &user, sizeof user) ? 0 : EFAULT;
-    Message m;
-    if (!e) e = prepare_message(t, si, user.msg_hdr, flags, m, "sendmmsg");
-    if (!e && !t.valid()) e = kFailClosed;
-    ssize_t r = e ? -1 : ::sendmsg(sock.get(), &m.hdr, flags | MSG_NOSIGNAL);
-    if (!e && r < 0) e = errno;
-    if (e) return sent ? Reply{0, sent} : Reply{e, 0};
-    unsigned len = static_cast<unsigned>(r);
-    (void)t.write(at + offsetof(mmsghdr, msg_len), &len, sizeof len);
-    ++sent;
-  }
-  return {0, sent};
+// A destination the kernel reaches without leaving this host: a connect to it completes (or
+// fails) at once unless the listener's backlog is full, which the guard timer covers.
+bool is_local(const net::Destination& d) {
+  if (d.kind == net::DestinationKind::Unix) return true;
+  if (d.kind != net::DestinationKind::Inet) return false;
+  const auto& b = d.inet.bytes;
+  if (d.inet.family == net::Family::V4) return b[0] == 127 || d.inet.v4_value() == 0;
+  static constexpr std::uint8_t mapped[12] = {0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0xff, 0xff};
+  if (std::memcmp(b.data(), mapped, 12) == 0) return b[12] == 127 || (b[12] | b[13] | b[14] | b[15]) == 0;
+  for (std::size_t i = 0; i < 15; ++i)
+    if (b[i]) return false;
+  return b[15] <= 1;  // :: (this host) and ::1
 }
 
 }  // namespace
 
-Reply serve_notification(Supervisor& sup, const seccomp_notif& n) {
-  Target t{sup, n, {}};
-  if (int e = t.open()) return {e, 0};
-  Reply r;
-  int flags = 0;
-  switch (n.data.nr) {
-    case SYS_connect: return do_connect(t);
-    case SYS_sendto: r = do_sendto(t), flags = static_cast<int>(n.data.args[3]); break;
-    case SYS_sendmsg: r = do_sendmsg(t), flags = static_cast<int>(n.data.args[2]); break;
-    case SYS_sendmmsg: r = do_sendmmsg(t), flags = static_cast<int>(n.data.args[3]); break;
-    default: return {ENOSYS, 0};
+// A decided, allowed call and how far it got. The receiving thread makes it; a worker
+// finishes it when it has to block.
+struct PendingCall {
+  PendingCall(Supervisor& sup, const seccomp_notif& n) : t{sup, n, {}}, nr(static_cast<long>(n.data.nr)) {}
+  Target t;
+  base::UniqueFd sock;
+  net::SocketInfo si;
+  long nr = 0;
+  int flags = 0;          // the target's send flags
+  bool blocking = false;  // the target's call would wait: no O_NONBLOCK on the socket, no MSG_DONTWAIT
+  Name name;              // connect
+  std::vector<std::unique_ptr<Message>> msgs;  // sends: one, or sendmmsg's entries
+  std::size_t next = 0;     // the message being sent
+  std::size_t offset = 0;   // bytes of it already sent (a stream socket takes part of a send)
+  std::int64_t sent = 0;    // sendmmsg: entries sent
+  std::int64_t bytes = 0;   // sendto/sendmsg: bytes sent
+  int stop_error = 0;       // sendmmsg: the entry after the prepared ones failed with this
+  bool started = false;     // connect: the receiving thread's try was interrupted
+};
+
+void PendingCallDeleter::operator()(PendingCall* p) const { delete p; }
+
+std::uint64_t pending_id(const PendingCall& c) { return c.t.n.id; }
+
+namespace {
+
+// Send messages from c.next on. may_block: as the target asked (else with MSG_DONTWAIT, and
+// nothing is returned when the target's call would have to wait).
+std::optional<Reply> send_messages(PendingCall& c, bool may_block, const std::function<bool()>* give_up) {
+  const bool stream = c.si.type == SOCK_STREAM;
+  int err = 0;
+  while (c.next < c.msgs.size()) {
+    Message& m = *c.msgs[c.next];
+    std::vector<iovec> iov;
+    std::size_t skip = c.offset;
+    for (auto& b : m.bufs) {
+      if (skip >= b.size()) {
+        skip -= b.size();
+        continue;
+      }
+      iov.push_back({b.data() + skip, b.size() - skip});
+      skip = 0;
+    }
+    msghdr h{};
+    h.msg_name = const_cast<sockaddr*>(m.name.addr());
+    h.msg_namelen = m.name.len();
+    h.msg_iov = iov.data();
+    h.msg_iovlen = iov.size();
+    if (c.offset == 0 && !m.control.empty()) {  // the fds went with the first part
+      h.msg_control = m.control.data();
+      h.msg_controllen = m.control.size();
+    }
+    const int fl = c.flags | MSG_NOSIGNAL | (may_block ? 0 : MSG_DONTWAIT);
+    ssize_t r = ::sendmsg(c.sock.get(), &h, fl);
+    if (r < 0) {
+      const int e = errno;
+      if (!may_block && c.blocking && (e == EAGAIN || e == EWOULDBLOCK)) return std::nullopt;
+      if (may_block && e == EINTR && !(*give_up)()) continue;
+      err = e;
+      break;
+    }
+    c.offset += static_cast<std::size_t>(r);
+    if (stream && c.blocking && c.offset < m.size()) {  // a blocking send sends it all
+      if (!may_block) return std::nullopt;
+      if ((*give_up)()) break;
+      continue;
+    }
+    if (c.nr == SYS_sendmmsg) {
+      const std::uint64_t at = c.t.n.data.args[1] + c.next * sizeof(mmsghdr);
+      unsigned len = static_cast<unsigned>(c.offset);
+      (void)c.t.write(at + offsetof(mmsghdr, msg_len), &len, sizeof len);
+    }
+    c.bytes = static_cast<std::int64_t>(c.offset);
+    c.offset = 0;
+    ++c.sent;
+    ++c.next;
   }
-  // The kernel raises SIGPIPE in the sender; ours was suppressed, so raise it in the target.
-  if (r.error == EPIPE && !(flags & MSG_NOSIGNAL)) ::syscall(SYS_pidfd_send_signal, t.pidfd.get(), SIGPIPE, nullptr, 0);
+  if (c.nr == SYS_sendmmsg) {
+    // The first refused or failed entry ends the batch; the count sent so far is the answer
+    // (its error is lost, as in the kernel).
+    if (c.sent > 0) return Reply{0, c.sent};
+    return Reply{err ? err : c.stop_error, 0};
+  }
+  if (c.offset > 0) return Reply{0, static_cast<std::int64_t>(c.offset)};  // part of a blocking send
+  if (err) return Reply{err, 0};
+  return Reply{0, c.bytes};
+}
+
+// Connect without waiting: on a socket the kernel would not wait on, or to a local
+// destination, bounded by the guard timer. Nothing returned: a worker finishes it.
+std::optional<Reply> connect_now(PendingCall& c) {
+  const bool may_wait = c.blocking && (c.si.type == SOCK_STREAM || c.si.type == SOCK_SEQPACKET) &&
+                        c.name.dest.kind != net::DestinationKind::Unspec;
+  if (may_wait && !is_local(c.name.dest)) return std::nullopt;
+  // A non-blocking socket may be made blocking by another thread of the target at any time, so
+  // every try on a stream socket is bounded; without a guard, such tries go to a worker.
+  const bool stream = c.si.type == SOCK_STREAM || c.si.type == SOCK_SEQPACKET;
+  const bool guarded = stream && c.t.sup.arm_guard();
+  if (stream && !guarded) return std::nullopt;
+  int r = ::connect(c.sock.get(), c.name.addr(), c.name.len());
+  const int e = errno;
+  if (guarded) c.t.sup.disarm_guard();
+  if (r == 0) return Reply{0, 0};
+  if (e == EINTR) {  // the guard fired: the kernel goes on with the handshake, a worker waits for it
+    c.started = true;
+    return std::nullopt;
+  }
+  return Reply{e, 0};
+}
+
+// A worker: connect as the target would, waiting. Repeated after an interruption, connect
+// waits for the handshake already under way, as the kernel's own restart does.
+Reply connect_wait(PendingCall& c, const std::function<bool()>& give_up) {
+  for (;;) {
+    if (::connect(c.sock.get(), c.name.addr(), c.name.len()) == 0) return {0, 0};
+    const int e = errno;
+    if (e == EINTR && !give_up()) {
+      c.started = true;
+      continue;
+    }
+    // A repeat sees EALREADY only while the handshake runs, and then waits; EISCONN after the
+    // receiving thread's try means that try connected.
+    if (e == EISCONN && c.started) return {0, 0};
+    return {e == EINTR ? kFailClosed : e, 0};
+  }
+}
+
+// Copy and decide a connect. An answer, or the call ready in `c`.
+std::optional<Reply> prepare_connect(PendingCall& c) {
+  const auto& a = c.t.n.data.args;
+  if (int e = c.t.take(static_cast<int>(a[0]), c.sock)) return Reply{e, 0};
+  int err = 0;
+  c.si = socket_info(c.sock.get(), err);
+  if (err) return Reply{err, 0};
+  if (int e = check_name(c.t, c.si, net::Call::Connect, 0, a[1], static_cast<int>(a[2]), c.name, "connect"))
+    return Reply{e, 0};
+  return std::nullopt;
+}
+
+std::optional<Reply> prepare_sends(PendingCall& c) {
+  const auto& a = c.t.n.data.args;
+  c.flags = static_cast<int>(c.nr == SYS_sendmsg ? a[2] : a[3]);
+  if (int e = c.t.take(static_cast<int>(a[0]), c.sock)) return Reply{e, 0};
+  int err = 0;
+  c.si = socket_info(c.sock.get(), err);
+  if (err) return Reply{err, 0};
+  if (c.nr == SYS_sendto) {
+    auto m = std::make_unique<Message>();
+    if (int e = check_name(c.t, c.si, net::Call::Sendto, c.flags, a[4], static_cast<int>(a[5]), m->name, "sendto"))
+      return Reply{e, 0};
+    iovec user{reinterpret_cast<void*>(a[1]), static_cast<std::size_t>(a[2])};
+    if (int e = copy_data(c.t, c.si, std::span<const iovec>(&user, 1), m->bufs)) return Reply{e, 0};
+    c.msgs.push_back(std::move(m));
+  } else if (c.nr == SYS_sendmsg) {
+    msghdr user{};
+    if (!c.t.read(a[1], &user, sizeof user)) return Reply{EFAULT, 0};
+    auto m = std::make_unique<Message>();
+    if (int e = prepare_message(c.t, c.si, user, c.flags, *m, "sendmsg")) return Reply{e, 0};
+    c.msgs.push_back(std::move(m));
+  } else {
+    // sendmmsg: entries are copied and decided in order up to the first refused or failed one
+    // (or kMaxData bytes in all); those before it are sent.
+    const std::size_t vlen = std::min<std::size_t>(static_cast<unsigned>(a[2]), kMaxIov);
+    std::size_t total = 0;
+    for (std::size_t i = 0; i < vlen && total < kMaxData; ++i) {
+      mmsghdr user{};
+      auto m = std::make_unique<Message>();
+      int e = c.t.read(a[1] + i * sizeof(mmsghdr), &user, sizeof user) ? 0 : EFAULT;
+      if (!e) e = prepare_message(c.t, c.si, user.msg_hdr, c.flags, *m, "sendmmsg");
+      if (e) {
+        c.stop_error = e;
+        break;
+      }
+      total += m->size();
+      c.msgs.push_back(std::move(m));
+    }
+  }
+  return std::nullopt;
+}
+
+// The kernel raises SIGPIPE in the sender; ours was suppressed, so raise it in the target.
+Reply finish_reply(const PendingCall& c, Reply r) {
+  if (c.nr != SYS_connect && r.error == EPIPE && !(c.flags & MSG_NOSIGNAL))
+    ::syscall(SYS_pidfd_send_signal, c.t.pidfd.get(), SIGPIPE, nullptr, 0);
   return r;
+}
+
+}  // namespace
+
+std::optional<Reply> start_call(Supervisor& sup, const seccomp_notif& n, PendingPtr& pending) {
+  PendingPtr c(new PendingCall(sup, n));
+  if (c->nr != SYS_connect && c->nr != SYS_sendto && c->nr != SYS_sendmsg && c->nr != SYS_sendmmsg)
+    return Reply{ENOSYS, 0};
+  if (int e = c->t.open()) return Reply{e, 0};
+  auto early = c->nr == SYS_connect ? prepare_connect(*c) : prepare_sends(*c);
+  if (early) return finish_reply(*c, *early);
+  // Everything was read: from here on only the copies are used. Still the target's call?
+  if (!c->t.valid()) return Reply{kFailClosed, 0};
+  const int fl = ::fcntl(c->sock.get(), F_GETFL);
+  if (fl < 0) return Reply{kFailClosed, 0};
+  c->blocking = !(fl & O_NONBLOCK) && !(c->flags & MSG_DONTWAIT);
+  auto now = c->nr == SYS_connect ? connect_now(*c) : send_messages(*c, false, nullptr);
+  if (now) return finish_reply(*c, *now);
+  pending = std::move(c);
+  return std::nullopt;
+}
+
+Reply finish_call(PendingCall& c, const std::function<bool()>& give_up) {
+  if (give_up()) return {kFailClosed, 0};
+  if (c.nr == SYS_connect) return connect_wait(c, give_up);
+  auto r = send_messages(c, true, &give_up);
+  return finish_reply(c, r ? *r : Reply{kFailClosed, 0});
 }
 
 }  // namespace rf::engine

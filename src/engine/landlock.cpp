@@ -40,9 +40,9 @@ constexpr std::uint64_t kMakeSock = 1ull << 9;
 constexpr std::uint64_t kMakeFifo = 1ull << 10;
 constexpr std::uint64_t kMakeBlock = 1ull << 11;
 constexpr std::uint64_t kMakeSym = 1ull << 12;
-constexpr std::uint64_t kRefer = 1ull << 13;     // ABI 2
-constexpr std::uint64_t kTruncate = 1ull << 14;  // ABI 3
-constexpr std::uint64_t kIoctlDev = 1ull << 15;  // ABI 5
+constexpr std::uint64_t kRefer = 1ull << 13;             // ABI 2
+constexpr std::uint64_t kTruncate = 1ull << 14;          // ABI 3
+constexpr std::uint64_t kIoctlDev = 1ull << 15;          // ABI 5
 constexpr std::uint64_t kScopeAbstractUnix = 1ull << 0;  // ABI 6
 constexpr std::uint64_t kScopeSignal = 1ull << 1;        // ABI 6
 
@@ -91,7 +91,8 @@ base::Status restrict_fs_in_child(const ChildContext& ctx) {
   const spec::Spec& spec = *ctx.spec;
   if (!spec.landlock) return {};
   const int abi = landlock_abi();
-  if (abi < 1) return base::errno_error("the landlock level needs Landlock, which this kernel does not offer");
+  if (abi < 1)
+    return base::errno_error("the landlock level needs Landlock, which this kernel does not offer");
   RulesetAttr attr;
   attr.handled_access_fs = handled_for_abi(abi);
   // Network rights stay unhandled on purpose: Landlock's TCP rules cover bind and connect of
@@ -104,8 +105,7 @@ base::Status restrict_fs_in_child(const ChildContext& ctx) {
     size = sizeof attr;
   }
   base::UniqueFd ruleset(static_cast<int>(::syscall(SYS_landlock_create_ruleset, &attr, size, 0)));
-  if (!ruleset.valid())
-    return base::errno_error("landlock_create_ruleset (ABI " + std::to_string(abi) + ")");
+  if (!ruleset.valid()) return base::errno_error("landlock_create_ruleset (ABI " + std::to_string(abi) + ")");
   for (const auto& rule : spec.landlock_rules) {
     base::UniqueFd fd(::open(rule.path.c_str(), O_PATH | O_CLOEXEC));
     if (!fd.valid()) {
@@ -146,7 +146,8 @@ base::Status restrict_exec_in_child(const ChildContext& ctx) {
       return base::errno_error("landlock_add_rule " + path);
   }
   // no_new_privs is already set (step 1), which Landlock requires of an unprivileged caller.
-  if (::syscall(SYS_landlock_restrict_self, ruleset.get(), 0) != 0) return base::errno_error("landlock_restrict_self");
+  if (::syscall(SYS_landlock_restrict_self, ruleset.get(), 0) != 0)
+    return base::errno_error("landlock_restrict_self");
   return {};
 }
 

@@ -75,24 +75,23 @@ void forward_signal(const Watch& w) {
 }
 
 // Native mode: poll until the pipe has something, forwarding signals and enforcing the
-// timeout and the parent watch meanwhile, and serving the connect policy's supervisor (the
-// listener hand-off, then one notification at a time: each runs in its own worker). Returns
-// false when the sandbox had to be killed.
+// timeout and the parent watch meanwhile, and the connect policy's listener hand-off (the
+// supervisor's own threads serve the notifications). Returns false when the sandbox had to be
+// killed.
 bool wait_readable(const Watch& w, int fd, Outcome& out, std::uint64_t& deadline, bool& terminating) {
   const spec::Supervision& sup = *w.supervision;
   for (;;) {
     Supervisor* sv = w.supervisor;
-    pollfd fds[5] = {{fd, POLLIN, 0},
+    pollfd fds[4] = {{fd, POLLIN, 0},
                      {w.signal_fd, POLLIN, 0},
                      {w.parent_fd, POLLIN, 0},
-                     {sv ? sv->handoff_fd() : -1, POLLIN, 0},
-                     {sv ? sv->listener_fd() : -1, POLLIN, 0}};
+                     {sv ? sv->handoff_fd() : -1, POLLIN, 0}};
     int timeout = -1;
     if (deadline) {
       std::uint64_t now = now_ms();
       timeout = deadline > now ? static_cast<int>(std::min<std::uint64_t>(deadline - now, 1u << 30)) : 0;
     }
-    int n = ::poll(fds, 5, timeout);
+    int n = ::poll(fds, 4, timeout);
     if (n < 0 && errno == EINTR) continue;
     if (fds[3].revents) {
       // Without the listener the command cannot be supervised: it fails its own setup on the
@@ -102,7 +101,6 @@ bool wait_readable(const Watch& w, int fd, Outcome& out, std::uint64_t& deadline
         sv->set_handoff({});
       }
     }
-    if (fds[4].revents) sv->serve_one(fds[4].revents);
     if (fds[2].revents) {  // the process that started us is gone: so is the sandbox
       out.parent_exited = true;
       ::kill(w.pid, SIGKILL);

@@ -1,7 +1,9 @@
 // SPDX-License-Identifier: LGPL-2.1-or-later
 // The launcher's side of the connect policy: take the listener, then for each notification
 // copy the arguments out of the target once, decide with the net layer, and perform an allowed
-// call itself on a duplicate of the target's socket, answering with its result.
+// call itself on a duplicate of the target's socket, answering with its result. A receiving
+// thread serves every call that cannot block; a bounded pool of workers finishes those that
+// have to wait (see supervisor.hpp).
 //
 // Races, and why none of them is open:
 //  (a) The sockaddr, msghdr, iovecs and data live in the target's memory, which another thread
@@ -25,6 +27,7 @@
 #include <linux/seccomp.h>
 #include <poll.h>
 #include <signal.h>
+#include <sys/eventfd.h>
 #include <sys/ioctl.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
@@ -36,7 +39,6 @@
 #include <cerrno>
 #include <chrono>
 #include <cstring>
-#include <thread>
 
 #include "connect_emulate.hpp"
 #include "ringfence/base/log.hpp"
@@ -51,7 +53,39 @@ using base::Status;
 
 namespace {
 
-constexpr int kMaxWorkers = 256;
+// Interrupts a worker's (or the receiving thread's) waiting call: a handler that does
+// nothing, installed without SA_RESTART, so the call fails with EINTR.
+int interrupt_signal() { return SIGRTMIN + 5; }
+void on_interrupt(int) {}
+
+// Supervisor threads take only the interrupt signal; the launcher's main thread keeps the rest.
+void set_thread_mask() {
+  sigset_t all;
+  sigfillset(&all);
+  sigdelset(&all, interrupt_signal());
+  pthread_sigmask(SIG_SETMASK, &all, nullptr);
+}
+
+std::int64_t now_seconds() {
+  timespec ts{};
+  ::clock_gettime(CLOCK_MONOTONIC, &ts);
+  return ts.tv_sec;
+}
+
+std::int64_t now_ms() {
+  timespec ts{};
+  ::clock_gettime(CLOCK_MONOTONIC, &ts);
+  return static_cast<std::int64_t>(ts.tv_sec) * 1000 + ts.tv_nsec / 1000000;
+}
+
+// The seccomp ioctls take the listener's lock interruptibly: an interrupt meant for a waiting
+// call must not turn into a lost answer or a false "no longer valid".
+int notify_ioctl(int fd, unsigned long request, void* arg) {
+  int r;
+  while ((r = ::ioctl(fd, request, arg)) != 0 && errno == EINTR) {
+  }
+  return r;
+}
 
 Status make_log_dir(const std::string& path) {
   auto slash = path.rfind('/');
@@ -85,13 +119,33 @@ Result<std::shared_ptr<Supervisor>> Supervisor::create(const spec::ConnectPolicy
   }
   if (!cp.violation_log.empty()) {
     RF_TRY(make_log_dir(cp.violation_log));
-    s->log_.reset(::open(cp.violation_log.c_str(), O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC | O_NOFOLLOW, 0600));
+    const int flags = O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC | O_NOFOLLOW;
+    s->log_path_ = cp.violation_log;
+    s->log_.reset(::open(cp.violation_log.c_str(), flags, 0600));
     if (!s->log_.valid()) return base::errno_error("violation log " + cp.violation_log);
+    // A log that reached the limit is moved aside (PATH.1, replacing the one before); this run
+    // starts a new file. Another run may have moved it first: then its new file is used.
+    struct stat st {};
+    if (::fstat(s->log_.get(), &st) == 0 && static_cast<std::size_t>(st.st_size) >= kLogLimit) {
+      const std::string old = cp.violation_log + ".1";
+      if (::rename(cp.violation_log.c_str(), old.c_str()) != 0 && errno != ENOENT)
+        return base::errno_error("violation log: rename " + cp.violation_log + " to " + old);
+      s->log_.reset(::open(cp.violation_log.c_str(), flags, 0600));
+      if (!s->log_.valid()) return base::errno_error("violation log " + cp.violation_log);
+    }
   }
+  s->wake_.reset(::eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK));
+  if (!s->wake_.valid()) return base::errno_error("connect policy: eventfd");
   // An emulated send to a closed peer must not kill the launcher (MSG_NOSIGNAL is passed too).
   ::signal(SIGPIPE, SIG_IGN);
+  struct sigaction sa {};
+  sa.sa_handler = on_interrupt;
+  sigemptyset(&sa.sa_mask);
+  if (::sigaction(interrupt_signal(), &sa, nullptr) != 0) return base::errno_error("connect policy: sigaction");
   return s;
 }
+
+Supervisor::~Supervisor() { stop(); }
 
 Status Supervisor::take_listener() {
   if (!target_pidfd_.valid()) {
@@ -131,34 +185,185 @@ Status Supervisor::take_listener() {
   if (!listener_.valid()) return base::errno_error("connect policy: pidfd_getfd(listener)");
   if (::fcntl(listener_.get(), F_SETFD, FD_CLOEXEC) != 0) return base::errno_error("fcntl");
   target_pidfd_.reset();
+  // The receiving thread, before the command is released: no call waits for it to start.
+  pthread_attr_t attr;
+  pthread_attr_init(&attr);
+  pthread_attr_setstacksize(&attr, 256 * 1024);
+  int err = ::pthread_create(&receiver_, &attr, &Supervisor::receive_main, this);
+  pthread_attr_destroy(&attr);
+  if (err != 0) return Error(err, "connect policy: starting the receiving thread");
+  receiving_ = true;
   char ack = 'k';
   if (::write(handoff_.get(), &ack, 1) != 1) return base::errno_error("connect policy: hand-off acknowledgement");
   handoff_.reset();
   return {};
 }
 
-void Supervisor::serve_one(short revents) {
-  if (!(revents & POLLIN)) {
-    // POLLHUP: every process under the filter is gone.
-    // The fd stays open for the workers still answering; the monitor stops polling it.
-    if (revents & (POLLHUP | POLLERR | POLLNVAL)) hung_up_ = true;
-    return;
+struct Supervisor::Worker {
+  Supervisor* sup = nullptr;
+  pthread_t thread{};
+  std::uint64_t serving = 0;  // the notification id in hand, 0 when idle (under mu_)
+  bool done = false;           // left its loop (under mu_)
+};
+
+void* Supervisor::receive_main(void* self) {
+  set_thread_mask();
+  static_cast<Supervisor*>(self)->receive_loop();
+  return nullptr;
+}
+
+void* Supervisor::worker_main(void* w) {
+  set_thread_mask();
+  auto* worker = static_cast<Worker*>(w);
+  worker->sup->worker_loop(*worker);
+  return nullptr;
+}
+
+void Supervisor::receive_loop() {
+  sigevent sev{};
+  sev.sigev_notify = SIGEV_THREAD_ID;
+  sev.sigev_signo = interrupt_signal();
+  sev._sigev_un._tid = static_cast<pid_t>(::syscall(SYS_gettid));
+  have_guard_ = ::timer_create(CLOCK_MONOTONIC, &sev, &guard_) == 0;
+  bool hung_up = false;
+  std::int64_t last_sweep = now_ms();
+  while (!stopping_.load()) {
+    int busy;
+    {
+      std::lock_guard<std::mutex> lock(mu_);
+      busy = busy_;
+    }
+    pollfd fds[2] = {{hung_up ? -1 : listener_.get(), POLLIN, 0}, {wake_.get(), POLLIN, 0}};
+    // While calls wait in workers, look every 250 ms for targets that went away meanwhile.
+    int n = ::poll(fds, 2, busy ? 250 : -1);
+    if (n < 0 && errno != EINTR) break;
+    if (n > 0 && (fds[0].revents & POLLIN)) {
+      seccomp_notif notif;
+      std::memset(&notif, 0, sizeof notif);  // the kernel wants it zeroed
+      // ENOENT: the target went away before we took it.
+      if (::ioctl(listener_.get(), SECCOMP_IOCTL_NOTIF_RECV, &notif) == 0) serve(notif);
+    } else if (n > 0 && (fds[0].revents & (POLLHUP | POLLERR | POLLNVAL))) {
+      hung_up = true;  // every process under the filter is gone; workers may still answer
+    }
+    if (busy && now_ms() - last_sweep >= 250) {
+      sweep();
+      last_sweep = now_ms();
+    }
   }
-  seccomp_notif n;
-  std::memset(&n, 0, sizeof n);  // the kernel wants it zeroed
-  if (::ioctl(listener_.get(), SECCOMP_IOCTL_NOTIF_RECV, &n) != 0) return;  // ENOENT: target gone
-  if (workers_.fetch_add(1) >= kMaxWorkers) {
-    // Too many calls in flight (a flood of blocking connects): refuse this one rather than
-    // stall every other call.
-    workers_.fetch_sub(1);
-    respond(n.id, EAGAIN, 0);
-    return;
+  if (have_guard_) ::timer_delete(guard_);
+  have_guard_ = false;
+}
+
+void Supervisor::serve(const seccomp_notif& n) {
+  PendingPtr pending;
+  auto reply = start_call(*this, n, pending);
+  if (reply) return respond(n.id, reply->error, reply->value);
+  // Every worker is busy waiting: refuse this call rather than stall the others.
+  if (!dispatch(std::move(pending))) respond(n.id, EAGAIN, 0);
+}
+
+bool Supervisor::dispatch(PendingPtr call) {
+  std::lock_guard<std::mutex> lock(mu_);
+  if (stopping_.load()) return false;
+  if (static_cast<int>(queue_.size()) >= idle_) {
+    if (static_cast<int>(workers_.size()) >= kMaxWorkers) return false;
+    auto w = std::make_unique<Worker>();
+    w->sup = this;
+    pthread_attr_t attr;
+    pthread_attr_init(&attr);
+    pthread_attr_setstacksize(&attr, 256 * 1024);
+    int err = ::pthread_create(&w->thread, &attr, &Supervisor::worker_main, w.get());
+    pthread_attr_destroy(&attr);
+    if (err != 0) {
+      std::lock_guard<std::mutex> log_lock(log_mu_);
+      base::log::debug(std::string("connect policy: starting a worker: ") + std::strerror(err));
+      return false;
+    }
+    ++alive_;
+    workers_.push_back(std::move(w));
   }
-  std::thread([self = shared_from_this(), n] {
-    Reply r = serve_notification(*self, n);
-    self->respond(n.id, r.error, r.value);
-    self->workers_.fetch_sub(1);
-  }).detach();
+  ++busy_;
+  queue_.push_back(std::move(call));
+  cv_.notify_one();
+  return true;
+}
+
+void Supervisor::worker_loop(Worker& w) {
+  std::unique_lock<std::mutex> lock(mu_);
+  for (;;) {
+    ++idle_;
+    cv_.wait(lock, [this] { return stopping_.load() || !queue_.empty(); });
+    --idle_;
+    if (stopping_.load()) break;
+    PendingPtr call = std::move(queue_.front());
+    queue_.pop_front();
+    const std::uint64_t id = pending_id(*call);
+    w.serving = id;
+    lock.unlock();
+    Reply r = finish_call(*call, [this, id] { return stopping_.load() || !still_valid(id); });
+    respond(id, r.error, r.value);
+    call.reset();  // the duplicate socket and copies go now
+    lock.lock();
+    w.serving = 0;
+    --busy_;
+  }
+  w.done = true;
+  --alive_;
+  idle_cv_.notify_all();
+}
+
+// Workers whose target is gone (killed while its call waited) are interrupted, so a pool slot
+// is never held by a call nobody waits for.
+void Supervisor::sweep() {
+  std::lock_guard<std::mutex> lock(mu_);
+  for (const auto& w : workers_)
+    if (w->serving && !w->done && !still_valid(w->serving)) ::pthread_kill(w->thread, interrupt_signal());
+}
+
+void Supervisor::stop() {
+  if (stopping_.exchange(true)) return;
+  if (receiving_) {
+    std::uint64_t one = 1;
+    (void)::write(wake_.get(), &one, sizeof one);
+    ::pthread_kill(receiver_, interrupt_signal());  // it may be in a guarded connect
+    ::pthread_join(receiver_, nullptr);
+    receiving_ = false;
+  }
+  {
+    // Idle workers wake on the condition; waiting ones are interrupted, again until they are
+    // out (a signal that lands just before the call it was meant for is lost).
+    std::unique_lock<std::mutex> lock(mu_);
+    cv_.notify_all();
+    while (alive_ > 0) {
+      for (const auto& w : workers_)
+        if (!w->done && w->serving) ::pthread_kill(w->thread, interrupt_signal());
+      idle_cv_.wait_for(lock, std::chrono::milliseconds(10));
+      cv_.notify_all();
+    }
+  }
+  for (const auto& w : workers_) ::pthread_join(w->thread, nullptr);
+  workers_.clear();
+  queue_.clear();  // never answered: with the listener closed, their targets see ENOSYS
+  listener_.reset();
+  std::lock_guard<std::mutex> lock(log_mu_);
+  if (debug_suppressed_)
+    base::log::debug("connect policy: " + std::to_string(debug_suppressed_) + " more denials not shown");
+  if (log_dropped_)
+    base::log::warning("connect policy: " + std::to_string(log_dropped_) +
+                       " denials were not written to the violation log " + log_path_ + " (its limit of " +
+                       std::to_string(kLogLimit >> 20) + " MiB per run was reached)");
+}
+
+bool Supervisor::arm_guard() {
+  if (!have_guard_) return false;
+  itimerspec its{};
+  its.it_value.tv_nsec = kGuardMs * 1000000L;
+  return ::timer_settime(guard_, 0, &its, nullptr) == 0;
+}
+
+void Supervisor::disarm_guard() {
+  itimerspec its{};
+  (void)::timer_settime(guard_, 0, &its, nullptr);
 }
 
 void Supervisor::respond(std::uint64_t id, int error, std::int64_t value) {
@@ -167,19 +372,47 @@ void Supervisor::respond(std::uint64_t id, int error, std::int64_t value) {
   resp.error = error ? -error : 0;
   resp.val = error ? 0 : value;
   // ENOENT: the target was interrupted or killed meanwhile; nothing to answer.
-  (void)::ioctl(listener_.get(), SECCOMP_IOCTL_NOTIF_SEND, &resp);
+  (void)notify_ioctl(listener_.get(), SECCOMP_IOCTL_NOTIF_SEND, &resp);
 }
 
 bool Supervisor::still_valid(std::uint64_t id) const {
   std::uint64_t v = id;
-  return ::ioctl(listener_.get(), SECCOMP_IOCTL_NOTIF_ID_VALID, &v) == 0;
+  return notify_ioctl(listener_.get(), SECCOMP_IOCTL_NOTIF_ID_VALID, &v) == 0;
 }
 
+// Every denial: a debug line (at most kDebugPerSecond a second, the rest counted) and a line in
+// the violation log (at most kLogLimit bytes per run, then one line saying that later ones are
+// dropped).
 void Supervisor::log_violation(const std::string& line) {
-  base::log::debug("connect policy: " + line);
-  if (!log_.valid()) return;
   std::lock_guard<std::mutex> lock(log_mu_);
+  const std::int64_t now = now_seconds();
+  if (now != debug_window_) {
+    if (debug_suppressed_)
+      base::log::debug("connect policy: " + std::to_string(debug_suppressed_) + " more denials not shown");
+    debug_window_ = now;
+    debug_shown_ = 0;
+    debug_suppressed_ = 0;
+  }
+  if (debug_shown_ < kDebugPerSecond) {
+    ++debug_shown_;
+    base::log::debug("connect policy: " + line);
+  } else {
+    ++debug_suppressed_;
+  }
+  if (!log_.valid()) return;
+  if (log_full_) {
+    ++log_dropped_;
+    return;
+  }
+  const std::string limit_line = net::format_log_limit_json(std::chrono::system_clock::now(), kLogLimit);
+  if (log_written_ + line.size() + 1 + limit_line.size() + 1 > kLogLimit) {
+    (void)base::write_all(log_.get(), limit_line + "\n");
+    log_full_ = true;
+    ++log_dropped_;
+    return;
+  }
   (void)base::write_all(log_.get(), line + "\n");
+  log_written_ += line.size() + 1;
 }
 
 base::Status prepare_supervisor(const spec::ConnectPolicy& policy, ChildContext& ctx, std::shared_ptr<Supervisor>& out,

@@ -5,11 +5,20 @@
 // allowed, performs it itself on a duplicate of the target's socket.
 #pragma once
 
+#include <pthread.h>
+#include <time.h>
+
 #include <atomic>
+#include <condition_variable>
+#include <cstddef>
+#include <cstdint>
+#include <deque>
 #include <memory>
 #include <mutex>
 #include <string>
+#include <vector>
 
+#include "connect_emulate.hpp"
 #include "context.hpp"
 #include "ringfence/base/result.hpp"
 #include "ringfence/base/unique_fd.hpp"
@@ -33,40 +42,92 @@ std::string connect_filter_program();
 // Fails with a clear message where user notifications are unavailable.
 base::Status install_connect_filter_in_child(const ChildContext& ctx);
 
-// The launcher's side. Owned through shared_ptr: each notification is served by its own worker
-// thread (a blocking connect must not stall the others), which keeps the supervisor alive.
-class Supervisor : public std::enable_shared_from_this<Supervisor> {
+// The launcher's side: a receiving thread and a bounded pool of workers.
+//
+// The receiving thread takes each notification, copies and decides it, and performs every call
+// that cannot block at once: denials, sends (with MSG_DONTWAIT), connects on non-blocking
+// sockets and to local destinations (bounded by a guard timer of kGuardMs). A call that has to
+// wait (a blocking connect to another host, a blocking send into a full buffer, a local
+// connect still waiting when the guard fires) goes to a worker, so one waiting call never
+// holds up the others. Workers are started on demand, at most kMaxWorkers; beyond that a
+// waiting call is refused with EAGAIN. A worker whose target is gone (killed while waiting) is
+// interrupted by a signal. stop() (also the destructor) interrupts and joins every thread.
+class Supervisor {
  public:
+  static constexpr int kMaxWorkers = 256;
+  static constexpr int kGuardMs = 2;
+  // The violation log: at most this much per run; a file already this large is moved to
+  // PATH.1 when a run opens it. The debug log shows at most kDebugPerSecond denials a second.
+  static constexpr std::size_t kLogLimit = 2u << 20;
+  static constexpr int kDebugPerSecond = 20;
+
   // Parses the rules (a bad rule is an error naming it) and opens the violation log.
   static base::Result<std::shared_ptr<Supervisor>> create(const spec::ConnectPolicy& policy);
+  ~Supervisor();
+  Supervisor(const Supervisor&) = delete;
+  Supervisor& operator=(const Supervisor&) = delete;
 
   // The launcher's end of the hand-off socket, polled until the listener is taken.
   void set_handoff(base::UniqueFd fd) { handoff_ = std::move(fd); }
   [[nodiscard]] int handoff_fd() const { return handoff_.get(); }
-  [[nodiscard]] int listener_fd() const { return hung_up_ ? -1 : listener_.get(); }
-  // The hand-off socket is readable: take the listener. An error means the sandbox cannot be
-  // supervised (the command then fails its setup too).
+  // The hand-off socket is readable: take the listener, then start the receiving thread. An
+  // error means the sandbox cannot be supervised (the command then fails its setup too).
   base::Status take_listener();
-  // The listener is readable: receive one notification and start its worker. On POLLHUP (no
-  // process of the sandbox is left under the filter) the listener is closed.
-  void serve_one(short revents);
+  // The sandbox has ended: interrupt and join every thread, close the listener. Idempotent.
+  void stop();
 
-  // Used by the workers.
+  // Used while serving calls.
   const net::Policy& policy() const { return policy_; }
   void log_violation(const std::string& line);
   void respond(std::uint64_t id, int error, std::int64_t value);
   [[nodiscard]] bool still_valid(std::uint64_t id) const;
+  // The receiving thread: bound the next call to kGuardMs (it then fails with EINTR). false
+  // when there is no guard timer (such calls then go to a worker).
+  bool arm_guard();
+  void disarm_guard();
 
  private:
+  struct Worker;
   Supervisor() = default;
+  void receive_loop();
+  void serve(const seccomp_notif& n);
+  bool dispatch(PendingPtr call);
+  void worker_loop(Worker& w);
+  void sweep();
+  static void* receive_main(void* self);
+  static void* worker_main(void* w);
+
   net::Policy policy_;
-  base::UniqueFd log_;
+  // The violation log and the debug log's rate limit.
   std::mutex log_mu_;
+  base::UniqueFd log_;
+  std::string log_path_;
+  std::size_t log_written_ = 0;
+  bool log_full_ = false;
+  std::uint64_t log_dropped_ = 0;
+  std::int64_t debug_window_ = 0;
+  int debug_shown_ = 0;
+  std::uint64_t debug_suppressed_ = 0;
+
   base::UniqueFd handoff_;
   base::UniqueFd target_pidfd_;  // the command, between hand-off steps 1 and 3
   base::UniqueFd listener_;
-  bool hung_up_ = false;
-  std::atomic<int> workers_{0};
+  base::UniqueFd wake_;  // eventfd: stop() wakes the receiving thread
+  std::atomic<bool> stopping_{false};
+  bool receiving_ = false;
+  pthread_t receiver_{};
+  timer_t guard_{};
+  bool have_guard_ = false;
+
+  // The pool. mu_ guards everything below.
+  mutable std::mutex mu_;
+  std::condition_variable cv_;       // workers wait for calls
+  std::condition_variable idle_cv_;  // stop() waits for workers to leave
+  std::deque<PendingPtr> queue_;
+  std::vector<std::unique_ptr<Worker>> workers_;
+  int idle_ = 0;
+  int alive_ = 0;
+  int busy_ = 0;
 };
 
 // Launcher, before clone: the supervisor, the hand-off socket (the command's end in child_end

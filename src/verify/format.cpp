@@ -31,13 +31,15 @@ std::string cell(std::string s, size_t width, bool pad = true) {
 
 std::string verdict_cell(const Row& r) {
   std::string v(verdict_name(r.verdict));
-  if (r.verdict == Verdict::Skipped || r.verdict == Verdict::Error) v += " (" + cell(r.reason, 70, false) + ")";
+  if (r.verdict == Verdict::Skipped || r.verdict == Verdict::Error)
+    v += " (" + cell(r.reason, 70, false) + ")";
   return v;
 }
 
 std::string summary_line(const Report& rep) {
-  std::string s = std::to_string(rep.count(Verdict::Pass)) + " pass, " + std::to_string(rep.count(Verdict::Fail)) +
-                  " FAIL, " + std::to_string(rep.count(Verdict::Skipped)) + " skipped, " +
+  std::string s = std::to_string(rep.count(Verdict::Pass)) + " pass, " +
+                  std::to_string(rep.count(Verdict::Fail)) + " FAIL, " +
+                  std::to_string(rep.count(Verdict::Skipped)) + " skipped, " +
                   std::to_string(rep.count(Verdict::NotProtected)) + " not protected at this level";
   if (int e = rep.count(Verdict::Error)) s += ", " + std::to_string(e) + " error";
   if (rep.count(Verdict::Fail) > 0) return s + ": an attack succeeded where it should have been blocked";
@@ -55,8 +57,8 @@ std::string errno_name(int err) {
 
 std::string json_fixture(const std::optional<FixtureSummary>& f) {
   if (!f) return "null";
-  return "{\"denied_hits\": " + std::to_string(f->denied_hits) + ", \"allowed_hits\": " +
-         std::to_string(f->allowed_hits) + "}";
+  return "{\"denied_hits\": " + std::to_string(f->denied_hits) +
+         ", \"allowed_hits\": " + std::to_string(f->allowed_hits) + "}";
 }
 
 std::string json_row(const Row& r) {
@@ -73,34 +75,36 @@ std::string json_row(const Row& r) {
 std::string json_run(const RunRecord& r) {
   std::string ids;
   for (const auto& i : r.ids) ids += (ids.empty() ? "" : ", ") + q(i);
-  return "{\"run\": " + q(r.what) + ", \"level\": " + q(r.level) + ", \"exit_code\": " + std::to_string(r.exit_code) +
-         ", \"ids\": [" + ids + "], \"fixture\": " + json_fixture(r.fixture) + "}";
+  return "{\"run\": " + q(r.what) + ", \"level\": " + q(r.level) +
+         ", \"exit_code\": " + std::to_string(r.exit_code) + ", \"selectors\": [" + ids +
+         "], \"fixture\": " + json_fixture(r.fixture) + "}";
 }
 
 }  // namespace
 
 std::string format_table(const Report& rep) {
   std::string out = "ringfence verify: level " + (rep.level.empty() ? std::string("unknown") : rep.level) +
-                    (rep.requested_level.empty() ? "" : " (--level " + rep.requested_level + ")") + ", preset " +
-                    rep.preset + ", kernel " + rep.kernel + ", uid " + rep.uid + "\n";
+                    (rep.requested_level.empty() ? "" : " (--level " + rep.requested_level + ")") +
+                    ", preset " + rep.preset + ", kernel " + rep.kernel + ", uid " + rep.uid + "\n";
   out += "attack program: " + rep.attack_program + "\n";
-  out += "canaries: a random token in ringfence's environment (RF_VERIFY_SECRET_TOKEN, AWS_SECRET_ACCESS_KEY, "
-         "GITHUB_TOKEN), in the project's .env, and in a temporary HOME (" +
-         rep.fake_home + ") standing for your real home, which is not touched; all removed\n\n";
+  out +=
+      "canaries: a random token in ringfence's environment (RF_VERIFY_SECRET_TOKEN, AWS_SECRET_ACCESS_KEY, "
+      "GITHUB_TOKEN), in the project's .env, and in a temporary HOME (" +
+      rep.fake_home + ") standing for your real home, which is not touched; all removed\n\n";
   size_t id_w = 2;
   for (const auto& r : rep.rows) id_w = std::max(id_w, r.id.size());
-  out += cell("ID", id_w) + "  " + cell("ATTACK", kAttackWidth) + "  " + cell("EXPECTED", kExpectedWidth) + "  " +
-         cell("OBSERVED", kObservedWidth) + "  VERDICT\n";
+  out += cell("ID", id_w) + "  " + cell("ATTACK", kAttackWidth) + "  " + cell("EXPECTED", kExpectedWidth) +
+         "  " + cell("OBSERVED", kObservedWidth) + "  VERDICT\n";
   for (const auto& r : rep.rows)
-    out += cell(r.id, id_w) + "  " + cell(r.title, kAttackWidth) + "  " + cell(r.expected, kExpectedWidth) + "  " +
-           cell(r.observed, kObservedWidth) + "  " + verdict_cell(r) + "\n";
+    out += cell(r.id, id_w) + "  " + cell(r.title, kAttackWidth) + "  " + cell(r.expected, kExpectedWidth) +
+           "  " + cell(r.observed, kObservedWidth) + "  " + verdict_cell(r) + "\n";
   bool header = false;
   for (const auto& r : rep.rows) {
     if (r.verdict != Verdict::Fail && r.verdict != Verdict::Error) continue;
     if (!header) out += "\nfailed rows:\n";
     header = true;
-    out += "  " + r.id + " " + std::string(verdict_name(r.verdict)) + ": " + r.reason + "; observed " + r.observed +
-           (r.level.empty() ? "" : " (level " + r.level + ")") + "\n";
+    out += "  " + r.id + " " + std::string(verdict_name(r.verdict)) + ": " + r.reason + "; observed " +
+           r.observed + (r.level.empty() ? "" : " (level " + r.level + ")") + "\n";
   }
   if (!rep.notes.empty()) out += "\n";
   for (const auto& n : rep.notes) out += "note: " + n + "\n";

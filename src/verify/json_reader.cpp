@@ -26,7 +26,9 @@ public:
   }
 
 private:
-  base::Error error() const { return base::Error(EINVAL, "JSON: " + why_ + " at offset " + std::to_string(i_)); }
+  base::Error error() const {
+    return base::Error(EINVAL, "JSON: " + why_ + " at offset " + std::to_string(i_));
+  }
 
   bool fail(const char* why) {
     if (why_.empty()) why_ = why;
@@ -79,7 +81,7 @@ private:
     out = 0;
     for (int k = 0; k < 4; ++k) {
       char c = t_[i_++];
-      unsigned d = c >= '0' && c <= '9' ? unsigned(c - '0')
+      unsigned d = c >= '0' && c <= '9'   ? unsigned(c - '0')
                    : c >= 'a' && c <= 'f' ? unsigned(c - 'a' + 10)
                    : c >= 'A' && c <= 'F' ? unsigned(c - 'A' + 10)
                                           : 16u;

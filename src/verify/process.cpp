@@ -45,8 +45,7 @@ bool has_exited(pid_t pid) {
 
 int reap(pid_t pid) {
   int status = 0;
-  while (::waitpid(pid, &status, 0) < 0 && errno == EINTR) {
-  }
+  while (::waitpid(pid, &status, 0) < 0 && errno == EINTR) {}
   if (WIFEXITED(status)) return WEXITSTATUS(status);
   if (WIFSIGNALED(status)) return 128 + WTERMSIG(status);
   return -1;
@@ -77,17 +76,19 @@ bool read_some(int fd, std::string& into) {
   ssize_t n = ::read(fd, buf, sizeof buf);
   if (n < 0) return errno == EINTR || errno == EAGAIN;
   if (n == 0) return false;
-  if (into.size() < kMaxCapture) into.append(buf, std::min(static_cast<size_t>(n), kMaxCapture - into.size()));
+  if (into.size() < kMaxCapture)
+    into.append(buf, std::min(static_cast<size_t>(n), kMaxCapture - into.size()));
   return true;
 }
 
-[[noreturn]] void exec_in_child(const char* const* argv, const char* const* envp, const char* cwd, int out, int err,
-                                int report, pid_t parent, const sigset_t& mask) {
+[[noreturn]] void exec_in_child(const char* const* argv, const char* const* envp, const char* cwd, int out,
+                                int err, int report, pid_t parent, const sigset_t& mask) {
   ::setpgid(0, 0);
   if (::prctl(PR_SET_PDEATHSIG, SIGKILL) != 0 || ::getppid() != parent) ::_exit(127);
   ::sigprocmask(SIG_SETMASK, &mask, nullptr);
   int devnull = ::open("/dev/null", O_RDONLY | O_CLOEXEC);
-  if (devnull < 0 || ::dup2(devnull, 0) < 0 || ::dup2(out, 1) < 0 || ::dup2(err, 2) < 0 || ::chdir(cwd) != 0) {
+  if (devnull < 0 || ::dup2(devnull, 0) < 0 || ::dup2(out, 1) < 0 || ::dup2(err, 2) < 0 ||
+      ::chdir(cwd) != 0) {
     int e = errno;
     (void)!::write(report, &e, sizeof e);
     ::_exit(127);
@@ -119,7 +120,8 @@ SignalGuard::~SignalGuard() {
 
 int SignalGuard::take() {
   signalfd_siginfo si{};
-  while (::read(fd_.get(), &si, sizeof si) == static_cast<ssize_t>(sizeof si)) note(static_cast<int>(si.ssi_signo));
+  while (::read(fd_.get(), &si, sizeof si) == static_cast<ssize_t>(sizeof si))
+    note(static_cast<int>(si.ssi_signo));
   return caught_;
 }
 

@@ -43,9 +43,9 @@ private:
 };
 
 struct Captured {
-  int exit_code = -1;   // the exit status, or 128 + signal
-  std::string out;      // stdout (cut at kMaxCapture)
-  std::string err;      // stderr (cut at kMaxCapture)
+  int exit_code = -1;  // the exit status, or 128 + signal
+  std::string out;     // stdout (cut at kMaxCapture)
+  std::string err;     // stderr (cut at kMaxCapture)
   bool timed_out = false;
   int interrupted = 0;  // the stop signal that ended the wait (the child was then killed)
 };

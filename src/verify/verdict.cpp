@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: LGPL-2.1-or-later
 // Reading the attack program's and the fixture's output, and judging one row: what was
 // expected at the level reached, what was observed, and the verdict.
-#include <cstring>
 #include <string.h>
+#include <cstring>
 
 #include <algorithm>
 
@@ -51,7 +51,6 @@ std::string clean(std::string s) {
 }
 
 bool protects(const Attack& a, std::string_view level) {
-  if (a.protects.empty()) return true;
   return std::find(a.protects.begin(), a.protects.end(), level) != a.protects.end();
 }
 
@@ -86,7 +85,8 @@ std::string_view outcome_name(Outcome o) {
 }
 
 int Report::count(Verdict v) const {
-  return static_cast<int>(std::count_if(rows.begin(), rows.end(), [v](const Row& r) { return r.verdict == v; }));
+  return static_cast<int>(
+      std::count_if(rows.begin(), rows.end(), [v](const Row& r) { return r.verdict == v; }));
 }
 
 int exit_code(const Report& report) {
@@ -160,19 +160,29 @@ std::vector<Observation> parse_results(std::string_view text, int& junk) {
 
 std::optional<FixtureSummary> parse_fixture_log(std::string_view text) {
   std::optional<FixtureSummary> out;
+  std::vector<std::string> events;
   while (!text.empty()) {
     auto nl = text.find('\n');
     std::string_view line = text.substr(0, nl);
     text = nl == std::string_view::npos ? std::string_view() : text.substr(nl + 1);
-    if (line.find("\"summary\"") == std::string_view::npos) continue;
+    if (line.find("\"fixture\"") == std::string_view::npos) continue;
     auto v = json::parse(line);
-    if (!v || v->str("fixture") != "summary") continue;
+    if (!v) continue;
+    if (v->str("fixture") == "event") {
+      const json::Value* denied = v->get("denied");
+      if (denied && denied->type == json::Value::Type::Bool && denied->boolean && events.size() < 5)
+        events.push_back(clean(v->str("proto") + " " + v->str("addr") + ":" +
+                               std::to_string(static_cast<long>(v->num("port", 0)))));
+      continue;
+    }
+    if (v->str("fixture") != "summary") continue;
     FixtureSummary s;
     s.denied_hits = static_cast<long>(v->num("denied_hits", -1));
     s.allowed_hits = static_cast<long>(v->num("allowed_hits", -1));
     if (s.denied_hits < 0 || s.allowed_hits < 0) continue;
     out = s;
   }
+  if (out) out->denied_events = events;
   return out;
 }
 
@@ -196,8 +206,11 @@ Row judge(const Attack& attack, const Observation* obs, std::string_view level,
   r.level = std::string(level);
   r.network = attack.network;
   r.fixture = fixture;
-  const bool guarded = level.empty() || protects(attack, level);
-  r.expected = !guarded                 ? "not protected at " + std::string(level)
+  // An empty list: the row is reported, never promised (a documented limit).
+  const bool promised = !attack.protects.empty();
+  const bool guarded = promised && (level.empty() || protects(attack, level));
+  r.expected = !promised                ? "reported only"
+               : !guarded               ? "not protected at " + std::string(level)
                : attack.network.empty() ? "blocked"
                                         : "blocked, no fixture hit";
   if (!obs) {
@@ -213,7 +226,14 @@ Row judge(const Attack& attack, const Observation* obs, std::string_view level,
   if (fixture && !attack.network.empty())
     r.observed += "; fixture: " + std::to_string(fixture->denied_hits) + " denied hit" +
                   (fixture->denied_hits == 1 ? "" : "s");
-  if (obs->outcome == Outcome::Skipped) {
+  // The attack program's own timeouts and crashes: neither blocked nor succeeded, a failure
+  // where the level promises a block.
+  const bool undecided =
+      obs->outcome == Outcome::Skipped && obs->detail.find("(undecided)") != std::string::npos;
+  if (undecided && guarded) {
+    r.verdict = Verdict::Fail;
+    r.reason = "undecided (the attack neither failed nor finished in time)";
+  } else if (obs->outcome == Outcome::Skipped && !undecided) {
     r.verdict = Verdict::Skipped;
     r.reason = obs->detail.empty() ? "the attack program skipped it" : obs->detail;
   } else if (!guarded) {
@@ -227,6 +247,8 @@ Row judge(const Attack& attack, const Observation* obs, std::string_view level,
   } else if (fixture && fixture->denied_hits > 0) {
     r.verdict = Verdict::Fail;
     r.reason = "the call failed, but a denied listener of the fixture saw traffic";
+    for (size_t i = 0; i < fixture->denied_events.size(); ++i)
+      r.reason += (i == 0 ? ": " : ", ") + fixture->denied_events[i];
   } else {
     r.verdict = Verdict::Pass;
   }

@@ -11,9 +11,11 @@
 #include <cstdlib>
 #include <map>
 
+#include "host_canaries.hpp"
 #include "process.hpp"
 #include "ringfence/base/paths.hpp"
 #include "ringfence/base/sys.hpp"
+#include "ringfence/presets/presets.hpp"
 #include "ringfence/verify/verify.hpp"
 #include "workspace.hpp"
 
@@ -32,6 +34,8 @@ using base::Result;
 // The names the sandbox must scrub, each holding the canary token.
 const char* const kCanaryVariables[] = {"RF_VERIFY_SECRET_TOKEN", "AWS_SECRET_ACCESS_KEY", "GITHUB_TOKEN"};
 constexpr double kListTimeout = 30;
+// rf-attack takes at most 256 ids or prefixes per run.
+constexpr size_t kMaxSelectors = 200;
 
 Result<std::string> real_path(const std::string& p, const std::string& what) {
   char buf[PATH_MAX];
@@ -68,6 +72,28 @@ Result<std::string> find_attack_program(const Options& o, const std::string& sel
   return Error(ENOENT, "the attack program rf-attack was not found (looked for " + looked +
                            "); give its path with --attack-program or RINGFENCE_ATTACK_PROGRAM");
 }
+
+}  // namespace
+
+std::vector<std::string> selectors_for(const std::vector<std::string>& ids, const std::vector<Attack>& all) {
+  // A row's id as a prefix when it picks only wanted attacks (one word for NET-01's 40 variants),
+  // else the attack's own id.
+  auto only_wanted = [&](const std::string& prefix) {
+    for (const auto& a : all)
+      if (a.id.rfind(prefix, 0) == 0 && std::find(ids.begin(), ids.end(), a.id) == ids.end()) return false;
+    return true;
+  };
+  std::vector<std::string> out;
+  for (const auto& id : ids) {
+    auto a = std::find_if(all.begin(), all.end(), [&id](const Attack& x) { return x.id == id; });
+    std::string sel = id;
+    if (a != all.end() && !a->row.empty() && id.rfind(a->row, 0) == 0 && only_wanted(a->row)) sel = a->row;
+    if (std::find(out.begin(), out.end(), sel) == out.end()) out.push_back(sel);
+  }
+  return out;
+}
+
+namespace {
 
 std::vector<std::string> child_environment(const Workspace& ws, const std::string& token) {
   std::vector<std::string> env;
@@ -112,33 +138,55 @@ struct RunOutput {
 
 class Driver {
 public:
-  Driver(const Options& o, std::string self, std::string program, const Workspace& ws, std::vector<std::string> env,
-         SignalGuard& signals, Report& rep)
-      : o_(o), self_(std::move(self)), program_(std::move(program)), ws_(ws), env_(std::move(env)),
-        signals_(signals), rep_(rep) {}
+  Driver(const Options& o, std::string self, std::string program, const Workspace& ws,
+         std::vector<std::string> env, const std::vector<Attack>& all, SignalGuard& signals, Report& rep)
+      : o_(o),
+        self_(std::move(self)),
+        program_(std::move(program)),
+        ws_(ws),
+        env_(std::move(env)),
+        all_(all),
+        signals_(signals),
+        rep_(rep) {
+    auto p = presets::preset_by_name(rep_.preset);
+    preset_network_ = !p || p->network;
+  }
 
-  // Runs ids in one sandbox: the preset's own (network ""), or network on/off in the fixture.
-  // `first`: a sandbox that does not start is verify's setup failure, not a row's.
-  Result<RunOutput> sandbox_run(const std::string& network, const std::vector<std::string>& ids,
-                                const std::string& what, bool first) {
+  // Runs the attacks `selectors` pick (n of them) in one sandbox: the preset's own (network ""),
+  // or network on/off in the fixture. `first`: a sandbox that does not start is verify's setup
+  // failure, not a row's.
+  Result<RunOutput> sandbox_run(const std::string& network, const std::vector<std::string>& selectors,
+                                size_t n, const std::string& what, bool first) {
+    const double timeout = o_.run_timeout > 0 ? o_.run_timeout : 30.0 + 4.0 * static_cast<double>(n);
     std::vector<std::string> argv;
     std::string log;
     if (!network.empty()) {
       log = ws_.logs() + "/fixture-" + std::to_string(rep_.runs.size()) + ".jsonl";
       argv = {program_, "fixture", "--log", log, "--"};
     }
-    std::vector<std::string> run = {self_,         "run",       "--no-profile", "--preset", rep_.preset,
-                                    "--project",   ws_.project(), "--env",      "RF_ATTACK_CANARY",
-                                    "--timeout",   std::to_string(static_cast<long>(o_.run_timeout))};
+    std::vector<std::string> run = {self_,
+                                    "run",
+                                    "--no-profile",
+                                    "--preset",
+                                    rep_.preset,
+                                    "--project",
+                                    ws_.project(),
+                                    "--env",
+                                    "RF_ATTACK_CANARY",
+                                    "--timeout",
+                                    std::to_string(static_cast<long>(timeout))};
     argv.insert(argv.end(), run.begin(), run.end());
     if (o_.level) argv.insert(argv.end(), {"--level", *o_.level});
     if (!network.empty()) argv.insert(argv.end(), {"--network", network});
     argv.insert(argv.end(), {"--", ws_.attack_copy(), "run", "--project", ws_.project(), "--home-canary",
                              ws_.home_canary()});
+    if (!host_socket_.empty()) argv.insert(argv.end(), {"--host-socket", host_socket_});
+    if (sysv_key_) argv.insert(argv.end(), {"--sysv-key", std::to_string(*sysv_key_)});
     if (!network.empty()) argv.push_back("--net-fixture");
-    argv.insert(argv.end(), ids.begin(), ids.end());
+    if (network == "off" || (network.empty() && !preset_network_)) argv.push_back("--network-off");
+    argv.insert(argv.end(), selectors.begin(), selectors.end());
 
-    RF_TRY_ASSIGN(c, run_captured(argv, env_, ws_.project(), o_.run_timeout + 30, signals_));
+    RF_TRY_ASSIGN(c, run_captured(argv, env_, ws_.project(), timeout + 30, signals_));
     RunOutput out;
     out.interrupted = c.interrupted;
     if (c.interrupted) return out;
@@ -147,8 +195,7 @@ public:
     for (auto& ob : parse_results(c.out, junk)) out.obs[ob.id] = ob;
     if (!log.empty())
       if (auto text = base::read_file(log)) out.fixture = parse_fixture_log(*text);
-    RunRecord rec{what, out.level, c.exit_code, ids, out.fixture};
-    rep_.runs.push_back(rec);
+    rep_.runs.push_back(RunRecord{what, out.level, c.exit_code, selectors, out.fixture});
     if (junk > 0)
       rep_.notes.push_back(what + ": the attack program printed " + std::to_string(junk) +
                            " line(s) that are not results (ignored)");
@@ -158,27 +205,52 @@ public:
       return Error(0, who + " (" + what + ") could not be set up: exit " + std::to_string(c.exit_code) +
                           (c.err.empty() ? "" : ": " + tail_lines(c.err, 4)));
     }
-    if (c.exit_code != 0 || out.obs.size() < ids.size()) out.why_missing = why_no_result(c, o_.run_timeout);
+    if (c.exit_code != 0 || out.obs.size() < n) out.why_missing = why_no_result(c, timeout);
     return out;
   }
 
-  // A group of attacks that share a sandbox kind: one run, then the rows that came back empty
-  // alone, and, in the fixture, each row alone when the batch's fixture saw denied traffic.
+  // A group of attacks that share a sandbox kind, in runs of at most kMaxSelectors selectors.
   Result<bool> run_group(const std::string& network, const std::vector<const Attack*>& attacks,
                          const std::string& what) {
     std::vector<std::string> ids;
     for (const auto* a : attacks) ids.push_back(a->id);
-    RF_TRY_ASSIGN(batch, sandbox_run(network, ids, what, true));
+    const auto sels = selectors_for(ids, all_);
+    const size_t parts = (sels.size() + kMaxSelectors - 1) / kMaxSelectors;
+    for (size_t k = 0; k < parts; ++k) {
+      std::vector<std::string> part(
+          sels.begin() + static_cast<long>(k * kMaxSelectors),
+          sels.begin() + static_cast<long>(std::min(sels.size(), (k + 1) * kMaxSelectors)));
+      std::vector<const Attack*> picked;
+      for (const auto* a : attacks)
+        if (std::any_of(part.begin(), part.end(),
+                        [a](const std::string& p) { return a->id.rfind(p, 0) == 0; }) &&
+            !results_.count(a->id))
+          picked.push_back(a);
+      std::string name = parts == 1 ? what : what + " (part " + std::to_string(k + 1) + ")";
+      RF_TRY_ASSIGN(ok, run_part(network, part, picked, name));
+      if (!ok) return false;
+    }
+    return true;
+  }
+
+  // One run, then the rows that came back empty alone, and, in the fixture, each row alone when
+  // the run's fixture saw denied traffic (which row caused it).
+  Result<bool> run_part(const std::string& network, const std::vector<std::string>& sels,
+                        const std::vector<const Attack*>& attacks, const std::string& what) {
+    RF_TRY_ASSIGN(batch, sandbox_run(network, sels, attacks.size(), what, true));
     if (batch.interrupted) return interrupted(batch.interrupted);
     if (level_.empty() || network.empty()) level_ = batch.level;
-    for (const auto* a : attacks) results_[a->id] = {batch.obs.count(a->id) ? std::optional(batch.obs[a->id]) : std::nullopt,
-                                                     batch.level, batch.fixture, batch.why_missing};
-    const bool attribute = batch.fixture && batch.fixture->denied_hits > 0 && ids.size() > 1;
+    for (const auto* a : attacks) {
+      auto it = batch.obs.find(a->id);
+      results_[a->id] = {it == batch.obs.end() ? std::nullopt : std::optional(it->second), batch.level,
+                         batch.fixture, batch.why_missing};
+    }
+    const bool attribute = batch.fixture && batch.fixture->denied_hits > 0 && attacks.size() > 1;
     long alone_hits = 0;
     for (const auto* a : attacks) {
       RowResult& r = results_[a->id];
-      if ((r.obs && !attribute) || ids.size() == 1) continue;
-      RF_TRY_ASSIGN(one, sandbox_run(network, {a->id}, a->id + " alone", false));
+      if ((r.obs && !attribute) || attacks.size() == 1) continue;
+      RF_TRY_ASSIGN(one, sandbox_run(network, {a->id}, 1, a->id + " alone", false));
       if (one.interrupted) return interrupted(one.interrupted);
       auto it = one.obs.find(a->id);
       if (it != one.obs.end() && (!r.obs || r.obs->outcome != Outcome::Succeeded)) r.obs = it->second;
@@ -195,9 +267,15 @@ public:
       for (const auto* a : attacks) results_[a->id].fixture = batch.fixture;
     }
     if (network == "on" && batch.fixture && batch.fixture->allowed_hits == 0)
-      rep_.notes.push_back(what + ": the fixture's allowed address saw no traffic (the sandbox may have had no "
-                                  "network at all, so its denials prove less)");
+      rep_.notes.push_back(what +
+                           ": the fixture's allowed address saw no traffic (the sandbox may have had no "
+                           "network at all, so its denials prove less)");
     return true;
+  }
+
+  void set_host_canaries(const HostCanaries& c) {
+    host_socket_ = c.host_socket();
+    sysv_key_ = c.sysv_key();
   }
 
   struct RowResult {
@@ -219,6 +297,10 @@ private:
   std::string self_, program_;
   const Workspace& ws_;
   std::vector<std::string> env_;
+  const std::vector<Attack>& all_;
+  bool preset_network_ = true;
+  std::string host_socket_;
+  std::optional<long> sysv_key_;
   SignalGuard& signals_;
   Report& rep_;
 };
@@ -277,7 +359,9 @@ base::Result<Report> run(const Options& o, const HostInfo& host) {
   if (!ws) return std::move(ws.error()).context("verify's temporary files");
   rep.fake_home = ws->home();
   rep.project = ws->project();
-  Driver d(o, self, program, *ws, child_environment(*ws, token), signals, rep);
+  HostCanaries canaries(token, ws->root() + "/host.sock", rep.notes);
+  Driver d(o, self, program, *ws, child_environment(*ws, token), attacks, signals, rep);
+  d.set_host_canaries(canaries);
 
   std::vector<const Attack*> main, on, off;
   for (const auto& a : attacks) (a.network.empty() ? main : a.network == "on" ? on : off).push_back(&a);
@@ -285,7 +369,8 @@ base::Result<Report> run(const Options& o, const HostInfo& host) {
     std::string network, what;
     const std::vector<const Attack*>* attacks;
   };
-  for (const Group& g : {Group{"", "main", &main}, Group{"off", "network off", &off}, Group{"on", "network on", &on}}) {
+  for (const Group& g :
+       {Group{"", "main", &main}, Group{"off", "network off", &off}, Group{"on", "network on", &on}}) {
     if (g.attacks->empty() || rep.interrupted_by) continue;
     if (!g.network.empty() && !host.private_netns) continue;
     RF_TRY(d.run_group(g.network, *g.attacks, g.what));
@@ -293,11 +378,13 @@ base::Result<Report> run(const Options& o, const HostInfo& host) {
   rep.level = d.level_;
   for (const auto& r : rep.runs) {
     std::string note = "the " + r.what + " sandbox reached level " + r.level + ", the main one " + rep.level;
-    if (!r.level.empty() && !rep.level.empty() && r.level != rep.level && r.what.find(" alone") == std::string::npos &&
+    if (!r.level.empty() && !rep.level.empty() && r.level != rep.level &&
+        r.what.find(" alone") == std::string::npos &&
         std::find(rep.notes.begin(), rep.notes.end(), note) == rep.notes.end())
       rep.notes.push_back(note);
   }
   judge_all(attacks, d, host, rep);
+  canaries.remove();
   if (auto removed = ws->remove(); !removed)
     rep.notes.push_back("temporary files left behind: " + removed.error().describe());
   return rep;

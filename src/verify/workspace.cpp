@@ -7,12 +7,14 @@
 #include <fcntl.h>
 #include <sys/random.h>
 #include <sys/stat.h>
+#include <sys/statvfs.h>
 #include <unistd.h>
 
 #include <cerrno>
 #include <cstdlib>
 #include <vector>
 
+#include "ringfence/base/paths.hpp"
 #include "ringfence/base/sys.hpp"
 #include "ringfence/base/unique_fd.hpp"
 
@@ -72,7 +74,8 @@ void remove_at(int parent, const char* name, dev_t dev, const std::string& path,
         ::close(fd);
       }
     }
-    if (::unlinkat(parent, name, AT_REMOVEDIR) != 0 && first) first = base::errno_error("cannot remove " + path);
+    if (::unlinkat(parent, name, AT_REMOVEDIR) != 0 && first)
+      first = base::errno_error("cannot remove " + path);
   } else if (::unlinkat(parent, name, 0) != 0 && first) {
     first = base::errno_error("cannot remove " + path);
   }
@@ -116,15 +119,22 @@ base::Result<Workspace> Workspace::create(const std::string& token, const std::s
   std::string tmpl = temp_base() + "/rf-verify-XXXXXX";
   if (::mkdtemp(tmpl.data()) == nullptr) return base::errno_error("mkdtemp " + tmpl);
   ws.root_ = tmpl;  // from here on the destructor removes it, also on the error paths below
+  // The attack program runs from the project: a noexec file system would refuse it at every level.
+  struct statvfs sv {};
+  if (::statvfs(tmpl.c_str(), &sv) == 0 && (sv.f_flag & ST_NOEXEC))
+    return Error(EACCES, base::parent(tmpl) +
+                             " is on a file system mounted noexec, and the attack program runs from "
+                             "the project there; set TMPDIR to a directory where programs may run");
   const std::string h = ws.home(), p = ws.project();
   RF_TRY(make_dir(h, 0700));
   RF_TRY(make_dir(h + "/.ssh", 0700));
   RF_TRY(write_new(ws.home_canary(),
-                   "-----BEGIN OPENSSH PRIVATE KEY-----\n" + token + "\n-----END OPENSSH PRIVATE KEY-----\n", 0600));
+                   "-----BEGIN OPENSSH PRIVATE KEY-----\n" + token + "\n-----END OPENSSH PRIVATE KEY-----\n",
+                   0600));
   RF_TRY(make_dir(h + "/.aws", 0700));
   RF_TRY(write_new(h + "/.aws/credentials",
-                   "[default]\naws_access_key_id = AKIA" + token.substr(8, 16) + "\naws_secret_access_key = " + token +
-                       "\n",
+                   "[default]\naws_access_key_id = AKIA" + token.substr(8, 16) +
+                       "\naws_secret_access_key = " + token + "\n",
                    0600));
   RF_TRY(make_dir(p, 0700));
   RF_TRY(write_new(p + "/.env", "API_KEY=" + token + "\n", 0600));
@@ -133,7 +143,8 @@ base::Result<Workspace> Workspace::create(const std::string& token, const std::s
   RF_TRY(make_dir(p + "/.git/objects", 0700));
   RF_TRY(make_dir(p + "/.git/refs", 0700));
   RF_TRY(write_new(p + "/.git/HEAD", "ref: refs/heads/main\n", 0644));
-  RF_TRY(write_new(p + "/.git/config", "[core]\n\trepositoryformatversion = 0\n\tfilemode = true\n\tbare = false\n", 0644));
+  RF_TRY(write_new(p + "/.git/config",
+                   "[core]\n\trepositoryformatversion = 0\n\tfilemode = true\n\tbare = false\n", 0644));
   RF_TRY(write_new(p + "/README", "A throwaway project made by `ringfence verify`.\n", 0644));
   RF_TRY(copy_program(attack_program, ws.attack_copy()));
   RF_TRY(make_dir(ws.runtime_dir(), 0700));

@@ -53,6 +53,11 @@ def abstract(name):
     s.close()
 def execute(p):
     subprocess.run([p], check=False)
+def unix_path(p):
+    s = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+    s.settimeout(3)
+    s.connect(p)
+    s.close()
 tmp = "/tmp/rf-ll-attack-%d" % os.getpid()
 attempt("read_real_home", lambda: rd(a["canary"]))
 attempt("read_other_project", lambda: rd(a["other_file"]))
@@ -75,6 +80,8 @@ attempt("proc_environ_outside", lambda: rd("/proc/%d/environ" % a["sleeper"]))
 attempt("ptrace_outside", lambda: ptrace_attach(a["sleeper"]))
 if a.get("abstract"):
     attempt("abstract_connect", lambda: abstract(a["abstract"]))
+if a.get("unix_path"):
+    attempt("unix_path_outside", lambda: unix_path(a["unix_path"]))
 attempt("dev_null", lambda: wr("/dev/null"))
 attempt("dev_other", lambda: opened(a["devnode"], os.O_RDONLY))
 attempt("sysrq", lambda: opened("/proc/sysrq-trigger", os.O_WRONLY))
@@ -157,9 +164,10 @@ def setup(base, user):
     return home, proj, other, env
 
 
-def attack_args(home, proj, other, sleeper, abstract_name):
+def attack_args(home, proj, other, sleeper, abstract_name, unix_path):
     return {"canary": os.path.join(home, "canary"), "other_file": os.path.join(other, "file"), "project": proj,
-            "other": other, "home": home, "sleeper": sleeper, "abstract": abstract_name, "devnode": devnode()}
+            "other": other, "home": home, "sleeper": sleeper, "abstract": abstract_name, "devnode": devnode(),
+            "unix_path": unix_path}
 
 
 def main():
@@ -171,12 +179,21 @@ def main():
     listener.listen(16)
     listener.setblocking(False)
     sleepers = []
+    path_listeners = []
     try:
         for user in ("root", "unpriv"):
             home, proj, other, env = setup(base, user)
             sleeper = subprocess.Popen(as_user(user, ["sleep", "300"]))
             sleepers.append(sleeper)
-            args = json.dumps(attack_args(home, proj, other, sleeper.pid, abstract_name))
+            # A pathname socket of the host, outside the project (as tmux's or the D-Bus session
+            # bus's): a declared hole of the landlock level, reported, not asserted.
+            sock_path = os.path.join(other, "host.sock")
+            pl = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+            pl.bind(sock_path)
+            os.chmod(sock_path, 0o777)
+            pl.listen(64)
+            path_listeners.append(pl)
+            args = json.dumps(attack_args(home, proj, other, sleeper.pid, abstract_name, sock_path))
             probe = ["--", "python3", "-c", PROBE, args]
 
             # The control: the same attempts with no sandbox at all work.
@@ -230,6 +247,9 @@ def main():
                 check(f"{tag}: /proc/sysrq-trigger and /proc/sys are not writable",
                       refused(res, "sysrq") and refused(res, "proc_sys_write"), res)
                 check(f"{tag}: no capability left, no_new_privs", no_caps(user, res), res)
+                got = res.get("unix_path_outside")
+                print(f"# {tag}: declared hole: a pathname unix socket of the host outside the project: "
+                      + ("connected" if got == 0 else f"refused (errno {got})"))
 
                 # Edits off and shell off: the project is read-only, and only the command (and
                 # its interpreter) may be executed.
@@ -305,6 +325,8 @@ def main():
         for s in sleepers:
             s.kill()
             s.wait()
+        for pl in path_listeners:
+            pl.close()
         listener.close()
         shutil.rmtree(base, ignore_errors=True)
     print(f"{'FAIL' if failures else 'PASS'}: {len(failures)} failed")

@@ -9,11 +9,12 @@ inside `rf-attack fixture` (a private network namespace holding the cloud-metada
 one allowed address, with listeners that record every connection and datagram: nothing leaves
 the machine):
 
-  kernel    presets balanced and hardened, network on and off (balanced/off with a pty as stdin,
-            the terminal's input queue checked for TIOCSTI injection)
+  kernel    presets balanced and hardened, network on and off
   landlock  `ringfence run --level landlock`, network on and off; the fallback under
-            tests/engine/syscall_jail --deny-userns
+            tests/engine/syscall_jail --deny-userns (network on)
   soft      `ringfence run --level soft`, network on and off
+The network-off runs of balanced have a pty as stdin, the controlling terminal of the whole chain,
+whose input queue is checked afterwards for bytes injected with TIOCSTI.
 
 Host canaries, planted by this test with one random token: the launcher's environment
 (credential variables, passed to rf-attack by name only through `--env RF_ATTACK_CANARY`, so the
@@ -81,7 +82,7 @@ def cases():
                 out.append(Case("kernel", user, preset, net,
                                 use_pty=(preset == "balanced" and net == "off")))
         for net in ("on", "off"):
-            out.append(Case("landlock", user, network=net))
+            out.append(Case("landlock", user, network=net, use_pty=(net == "off")))
         out.append(Case("landlock", user, network="on", via="syscall_jail"))
         for net in ("on", "off"):
             out.append(Case("soft", user, network=net, use_pty=(net == "off")))
@@ -558,6 +559,8 @@ def main():
             print(f"{status} {case.name} ({time.monotonic() - t0:.1f}s): {len(results)} attacks, "
                   f"{counts['blocked']} blocked, {counts['succeeded']} succeeded, {counts['skipped']} skipped; "
                   f"fixture {summary}", flush=True)
+            if case.use_pty and "TTY-01" in results:
+                print(f"  TTY-01 on a pty: {results['TTY-01']['outcome']}: {results['TTY-01']['detail'][:120]}")
             if unprotected:
                 print(f"  not protected at {case.level} (listed, not a pass): {' '.join(sorted(unprotected))}")
             for k in known:

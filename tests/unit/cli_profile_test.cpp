@@ -27,6 +27,7 @@ preset = "hardened"
 agent = "claude"
 project = "/work/proj"
 require = "landlock"
+level = "soft"
 
 [toggles]
 network = "on"
@@ -69,6 +70,7 @@ TEST_CASE("profile: a full valid file") {
   CHECK(p.agent == "claude");
   CHECK(p.project == "/work/proj");
   CHECK(p.require == Level::Landlock);
+  CHECK(p.level == Level::Soft);
   CHECK(p.toggles.network == true);
   CHECK(p.toggles.edits == false);
   CHECK(p.toggles.shell == true);
@@ -129,7 +131,7 @@ TEST_CASE("profile: TOML syntax errors carry the parser's position") {
 
 TEST_CASE("profile: unknown keys, with their position") {
   CHECK(error_of("preset = \"balanced\"\nsandbox = true\n") ==
-        "p.toml:2:1: unknown key \"sandbox\" (valid: preset, agent, project, require, toggles, filesystem, "
+        "p.toml:2:1: unknown key \"sandbox\" (valid: preset, agent, project, require, level, toggles, filesystem, "
         "env, network, limits)");
   CHECK(error_of("[toggles]\n  network = \"on\"\n  netwrok = \"off\"\n") ==
         "p.toml:3:3: unknown key \"netwrok\" in [toggles] (valid: fs_jail, network, edits, shell, "

@@ -110,3 +110,11 @@ TEST_CASE("times before the epoch and at day boundaries") {
   auto line = format_violation_json(t, 1, "connect", d, decide(Policy{}, d));
   CHECK(line.substr(0, 34) == "{\"time\":\"1969-12-31T23:59:59.999Z\"");
 }
+
+TEST_CASE("the line that ends a run's part of the log at its size limit") {
+  auto line = format_log_limit_json(when(), 2u << 20);
+  CHECK(line ==
+        "{\"time\":\"2026-03-04T05:06:07.089Z\",\"action\":\"log-limit\",\"limit_bytes\":2097152,"
+        "\"message\":\"this run reached the violation log's size limit: its later denials are not logged\"}");
+  CHECK(line.find('\n') == std::string::npos);
+}

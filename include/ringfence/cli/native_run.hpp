@@ -48,6 +48,7 @@ struct RunPlan {
   bool dry_run = false;
   std::optional<presets::Level> required;  // --require / the profile file's `require`
   std::string level_reason;                // why the level is below the preset's aim
+  std::string level_summary;               // below kernel: what the level does not enforce, in short
   std::string profile_origin;              // the profile file used, if any
   struct NetRules {
     std::vector<std::string> allow, deny;  // as written (the network layer parses them)

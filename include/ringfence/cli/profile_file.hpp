@@ -35,6 +35,7 @@ struct Profile {
   std::optional<std::string> agent;                          // "auto" or an agent profile name (checked)
   std::optional<std::string> project;                        // absolute
   std::optional<presets::Level> require;                     // refuse to run below this level
+  std::optional<presets::Level> level;                       // run at this level or lower (as --level)
   presets::Toggles toggles;                                  // [toggles], with [limits] in toggles.limits
   std::vector<BindSpec> bind;                                // [filesystem] bind
   std::vector<BindSpec> ro_bind;                             // [filesystem] ro_bind

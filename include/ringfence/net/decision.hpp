@@ -3,6 +3,7 @@
 #pragma once
 
 #include <chrono>
+#include <cstddef>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -40,5 +41,10 @@ Decision decide(const Policy& policy, const Destination& dest);
 std::string format_violation_json(std::chrono::system_clock::time_point time, int pid,
                                   std::string_view syscall, const Destination& dest,
                                   const Decision& decision);
+
+// The line that ends a run's part of the violation log when it reaches its size limit:
+// {"time":"...","action":"log-limit","limit_bytes":2097152,"message":"..."}; later denials
+// of the run are counted, not logged.
+std::string format_log_limit_json(std::chrono::system_clock::time_point time, std::size_t limit_bytes);
 
 }  // namespace rf::net

@@ -25,15 +25,16 @@ struct Options {
   std::optional<std::string> level;           // --level: passed on to `run --level`
   std::optional<std::string> attack_program;  // --attack-program PATH
   std::string self_exe;                       // the ringfence binary ("" = /proc/self/exe)
-  double run_timeout = 120;                   // seconds per sandboxed run
+  double run_timeout = 0;                     // seconds per sandboxed run; 0: 30 + 4 per attack in it
 };
 
 // One attack as `rf-attack list` describes it.
 struct Attack {
-  std::string id;     // "S-01", "NET-03a"
-  std::string row;    // the catalog row it belongs to ("NET-03")
+  std::string id;   // "S-01", "NET-03a"
+  std::string row;  // the catalog row it belongs to ("NET-03")
   std::string title;
-  std::vector<std::string> protects;  // the levels that must block it; empty: every level
+  // The levels that must block it; empty: none (a row that is reported, never promised).
+  std::vector<std::string> protects;
   // Where it runs: "" (the preset's own sandbox), "on" (network on, in the fixture) or "off"
   // (network off, in the fixture). From the list's "network" field, else from the row.
   std::string network;
@@ -54,11 +55,13 @@ struct Observation {
 struct FixtureSummary {
   long denied_hits = 0;
   long allowed_hits = 0;
+  std::vector<std::string> denied_events;  // the first few: "tcp 169.254.169.254:80"
 };
 
 enum class Verdict { Pass, Fail, Skipped, NotProtected, Error };
 
-std::string_view verdict_name(Verdict v);  // "pass", "FAIL", "skipped", "not protected at this level", "error"
+std::string_view verdict_name(
+    Verdict v);  // "pass", "FAIL", "skipped", "not protected at this level", "error"
 std::string_view outcome_name(Outcome o);  // "blocked", "succeeded", "skipped", "no result"
 
 struct Row {
@@ -80,7 +83,7 @@ struct RunRecord {
   std::string what;   // "main", "network on", "network off", "S-06 alone", ...
   std::string level;  // from ringfence's level line ("" when none was printed)
   int exit_code = 0;
-  std::vector<std::string> ids;
+  std::vector<std::string> ids;  // the ids and row prefixes given to `rf-attack run`
   std::optional<FixtureSummary> fixture;
 };
 
@@ -121,7 +124,10 @@ std::string to_json(const Report& report);
 base::Result<std::vector<Attack>> parse_list(std::string_view text);
 // `rf-attack run`'s output; lines that are not result objects are counted in `junk`.
 std::vector<Observation> parse_results(std::string_view text, int& junk);
-// The fixture log's summary line, or nullopt when there is none.
+// The ids and row prefixes that pick exactly `ids` (a row as a prefix when it picks no other
+// attack of `all`), in order, without repeats.
+std::vector<std::string> selectors_for(const std::vector<std::string>& ids, const std::vector<Attack>& all);
+// The fixture log's summary line (and its denied events), or nullopt when there is no summary.
 std::optional<FixtureSummary> parse_fixture_log(std::string_view text);
 // The level word of ringfence's start-up line ("ringfence: level kernel, preset ..."), or "".
 std::string parse_level_line(std::string_view stderr_text);

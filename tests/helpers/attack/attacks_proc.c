@@ -38,7 +38,7 @@ static void search_proc(const struct attack* a) {
   int n = visible_pids(pids, 4096), readable = 0, denied = 0, first_err = 0;
   char found[600] = "";
   for (int i = 0; i < n; ++i) {
-    if (pids[i] == getpid()) continue;
+    if (pids[i] == getpid() || pids[i] == getppid()) continue;  // this attack and rf-attack itself
     for (int f = 0; f < 2 && files[f]; ++f) {
       char path[64];
       snprintf(path, sizeof path, "/proc/%d/%s", pids[i], files[f]);

@@ -522,6 +522,40 @@ static void abstract_canary(const struct attack* a) {
   succeeded(0, "connected to the host's abstract socket%s", n > 0 && strstr(buf, cfg.canary) ? " and read the canary" : "");
 }
 
+// IPC-01.census: every abstract name /proc/net/unix lists (X11, D-Bus, IDE IPC in a shared
+// network namespace): connect, then close at once.
+static void abstract_census(const struct attack* a) {
+  (void)a;
+  static char buf[1 << 17];
+  ssize_t n = read_file("/proc/net/unix", buf, sizeof buf);
+  if (n < 0) {
+    blocked(errno, "cannot read /proc/net/unix: %s", errname(errno));
+    return;
+  }
+  struct acc acc = {0};
+  char* save = NULL;
+  int seen = 0;
+  for (char* line = strtok_r(buf, "\n", &save); line && acc.tries < 32; line = strtok_r(NULL, "\n", &save)) {
+    char* at = strchr(line, '@');
+    if (!at || strchr(at, ' ')) continue;  // the path is the last field; abstract names start with @
+    ++seen;
+    int s = (int)rsys(SYS_socket, AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, 0, 0, 0);
+    struct sockaddr_un sa = {.sun_family = AF_UNIX};
+    size_t len = strlen(at + 1);
+    if (len >= sizeof sa.sun_path - 1) len = sizeof sa.sun_path - 2;
+    memcpy(sa.sun_path + 1, at + 1, len);
+    long r = rsys(SYS_connect, s, (long)&sa, (long)(offsetof(struct sockaddr_un, sun_path) + 1 + len), 0, 0, 0);
+    int e = errno;
+    close(s);
+    if (r != 0 && e == EPROTOTYPE) continue;  // a datagram or seqpacket name: not a stream server
+    acc_add(&acc, r == 0, e, "connect @%.60s", at + 1);
+  }
+  if (!acc.tries)
+    blocked(ENOENT, "no abstract stream socket listed in /proc/net/unix (%d names)", seen);
+  else
+    acc_done(&acc, NULL);
+}
+
 // IPC-02 / SOFT-05: pathname sockets of the host and its sessions.
 static void host_sockets(const struct attack* a) {
   static char paths[24][512];
@@ -697,9 +731,15 @@ void register_sys_attacks(void) {
   add_attack("PRIV-03", "PRIV-03", LV_ALL, caps_left, 0, NULL, "capabilities left in any set; chown to another uid");
   add_attack("PRIV-04", "PRIV-04", LV_ALL, nnp_check, 0, NULL, "no_new_privs (setuid binaries grant nothing)");
   add_attack("PRIV-05", "PRIV-05", LV_NONE, uid_report, 0, NULL, "uid 0 inside is the host's root (report)");
-  add_attack("PRIV-06", "PRIV-06", LV_KL, signal_outside, 0, NULL, "signal 0 and pidfd signals to processes outside");
-  add_attack("LIFE-09", "LIFE-09", LV_KL, signal_outside, 1, NULL, "signal the supervisor (the parent outside)");
-  add_attack("IPC-01", "IPC-01", LV_ALL, abstract_canary, 0, NULL, "connect to the host's abstract socket @rf-canary-TOKEN");
+  // Landlock scopes signals and abstract sockets from ABI 6 (Linux 6.12) only: below it the
+  // landlock level does not promise them.
+  unsigned ll6 = landlock_abi() >= 6 ? LV_LANDLOCK : 0;
+  add_attack("PRIV-06", "PRIV-06", LV_K | ll6, signal_outside, 0, NULL, "signal 0 and pidfd signals to processes outside");
+  add_attack("LIFE-09", "LIFE-09", LV_K | ll6, signal_outside, 1, NULL, "signal the supervisor (the parent outside)");
+  add_attack("IPC-01", "IPC-01", LV_K | LV_SOFT | ll6, abstract_canary, 0, NULL,
+             "connect to the host's abstract socket @rf-canary-TOKEN");
+  add_attack("IPC-01.census", "IPC-01", LV_K | LV_SOFT | ll6, abstract_census, 0, NULL,
+             "connect to every abstract stream socket in /proc/net/unix");
   add_attack("IPC-02", "IPC-02", LV_K, host_sockets, 0, NULL, "pathname sockets of the host (bus, docker, X11, --host-socket)");
   add_attack("SOFT-05", "SOFT-05", LV_K, host_sockets, 1, NULL, "session sockets (tmux, screen)");
   add_skipped("IPC-03", "IPC-03", "D-Bus to run code outside",

@@ -92,4 +92,5 @@ bool is_outside(int pid);            // another pid namespace, or a holder of th
 int canary_holders(int* pids, int max);  // processes whose environ or cmdline holds the canary
 int visible_pids(int* pids, int max);
 void* low_page(void);                // a page below 4 GiB (i386 pointers)
+long landlock_abi(void);             // the kernel's Landlock ABI, or -1
 extern const char* const EMPTY_ENV[];

@@ -52,6 +52,12 @@ long i386_call(long nr, long a1, long a2, long a3, long a4, long a5, long a6) {
   return ret;
 }
 
+long landlock_abi(void) {
+  static long abi = -2;
+  if (abi == -2) abi = syscall(SYS_landlock_create_ruleset, 0L, 0L, 1L /* LANDLOCK_CREATE_RULESET_VERSION */);
+  return abi < 0 ? -1 : abi;
+}
+
 void* low_page(void) {
   static void* p;
   if (!p) {

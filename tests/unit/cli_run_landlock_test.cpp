@@ -1,0 +1,155 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
+// The landlock level of `ringfence run` as a plan: which level --level and the host give, and the
+// Landlock rules (what is granted, what is left out) and notes it produces.
+#include <doctest/doctest.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cstdlib>
+#include <string>
+
+#include "ringfence/cli/native_run.hpp"
+
+using rf::cli::HostFacts;
+using rf::cli::RunOptions;
+using rf::cli::RunPlan;
+using rf::presets::Level;
+using Rule = rf::spec::Spec::FsRule;
+
+namespace {
+
+struct Tree {
+  std::string base, proj, home;
+  const char* saved_home = ::getenv("HOME");
+  std::string old_home = saved_home ? saved_home : "";
+  Tree() {
+    char tmpl[] = "/tmp/rf-unit-landlock-XXXXXX";
+    REQUIRE(::mkdtemp(tmpl) != nullptr);
+    base = tmpl;
+    proj = base + "/proj";
+    home = base + "/home";
+    ::mkdir(proj.c_str(), 0755);
+    ::mkdir(home.c_str(), 0755);
+    ::setenv("HOME", home.c_str(), 1);
+  }
+  ~Tree() {
+    if (saved_home) {
+      ::setenv("HOME", old_home.c_str(), 1);
+    } else {
+      ::unsetenv("HOME");
+    }
+    ::rmdir(proj.c_str());
+    ::rmdir(home.c_str());
+    ::rmdir(base.c_str());
+  }
+};
+
+HostFacts host(Level level, int abi = 7) {
+  HostFacts h;
+  h.landlock_abi = abi;
+  h.level_network_on = h.level_network_off = level;
+  h.why_not_kernel = "user namespace: unshare(CLONE_NEWUSER): Operation not permitted";
+  return h;
+}
+
+RunOptions options(const Tree& t) {
+  RunOptions o;
+  o.project = t.proj;
+  o.no_profile = true;
+  o.network = "off";
+  o.command = {"true"};
+  return o;
+}
+
+// The rights of the rule on exactly this path; -1 when there is none.
+long rights_of(const RunPlan& p, const std::string& path) {
+  for (const auto& r : p.spec.landlock_rules)
+    if (r.path == path) return r.rights;
+  return -1;
+}
+
+bool any_rule_under(const RunPlan& p, const std::string& dir) {
+  return std::any_of(p.spec.landlock_rules.begin(), p.spec.landlock_rules.end(),
+                     [&dir](const Rule& r) { return r.path == dir || r.path.rfind(dir + "/", 0) == 0; });
+}
+
+bool has_note(const RunPlan& p, const std::string& text) {
+  return std::any_of(p.notes.begin(), p.notes.end(),
+                     [&text](const std::string& n) { return n.find(text) != std::string::npos; });
+}
+
+}  // namespace
+
+TEST_CASE("run: a host without user namespaces but with Landlock runs the landlock level") {
+  Tree t;
+  auto plan = rf::cli::plan_run(options(t), host(Level::Landlock));
+  REQUIRE_MESSAGE(plan, (plan ? "" : plan.error().message()));
+  CHECK(plan->level == Level::Landlock);
+  CHECK(plan->spec.landlock);
+  CHECK(plan->spec.soft_jail);
+  CHECK(!plan->spec.ns.user);
+  CHECK(rights_of(*plan, t.proj) == (Rule::Read | Rule::Write | Rule::Execute));
+  CHECK(rights_of(*plan, "/usr") == (Rule::Read | Rule::Execute));
+  CHECK(rights_of(*plan, "/proc") == Rule::Read);
+  CHECK(rights_of(*plan, "/dev/null") == (Rule::Read | Rule::Write));
+  CHECK(rights_of(*plan, "/dev/tty") == (Rule::Read | Rule::Write | Rule::Ioctl));
+  CHECK(!any_rule_under(*plan, t.home));  // the real home: nothing
+  CHECK(!any_rule_under(*plan, "/tmp/rf-unit-landlock-none"));
+  CHECK(rights_of(*plan, "/tmp") == -1);
+  if (::access("/etc/shadow", F_OK) == 0) {
+    CHECK(rights_of(*plan, "/etc") == -1);  // /etc is allowed entry by entry, around its secrets
+    CHECK(rights_of(*plan, "/etc/shadow") == -1);
+    CHECK(rights_of(*plan, "/etc/passwd") == (Rule::Read | Rule::Execute));
+    CHECK(std::find(plan->masked.begin(), plan->masked.end(), "/etc/shadow") != plan->masked.end());
+  }
+  CHECK(has_note(*plan, "landlock level: masks do not apply"));
+  CHECK(has_note(*plan, ".git/hooks"));
+  CHECK(has_note(*plan, "pathname unix sockets"));
+  CHECK(!has_note(*plan, "signal scoping"));  // ABI 7 scopes signals and abstract sockets
+  CHECK(plan->level_summary.find("project masks") != std::string::npos);
+  CHECK(plan->spec.supervision.connect.enabled);  // network off: the connect policy refuses all
+  CHECK(plan->spec.supervision.connect.deny == std::vector<std::string>{"*"});
+}
+
+TEST_CASE("run: the landlock level with edits off, and on an older ABI") {
+  Tree t;
+  RunOptions o = options(t);
+  o.edits = "off";
+  auto plan = rf::cli::plan_run(o, host(Level::Landlock, 3));
+  REQUIRE_MESSAGE(plan, (plan ? "" : plan.error().message()));
+  CHECK(rights_of(*plan, t.proj) == (Rule::Read | Rule::Execute));
+  CHECK(!has_note(*plan, ".git/hooks"));
+  CHECK(has_note(*plan, "no abstract-socket or signal scoping (Landlock ABI 3 < 6)"));
+  CHECK(has_note(*plan, "ioctl on device nodes is not controlled"));
+  CHECK(!has_note(*plan, "truncate(2) is not controlled"));
+}
+
+TEST_CASE("run: --level lowers the level, never raises it") {
+  Tree t;
+  RunOptions o = options(t);
+  o.level = "landlock";
+  auto plan = rf::cli::plan_run(o, host(Level::Kernel));
+  REQUIRE(plan);
+  CHECK(plan->level == Level::Landlock);
+  CHECK(has_note(*plan, "level lowered to landlock by --level"));
+  o.level = "soft";
+  plan = rf::cli::plan_run(o, host(Level::Kernel));
+  REQUIRE(plan);
+  CHECK(plan->level == Level::Soft);
+  CHECK(!plan->spec.landlock);
+  CHECK(plan->level_summary.find("files outside the project") != std::string::npos);
+  o.level = "kernel";
+  plan = rf::cli::plan_run(o, host(Level::Landlock));
+  REQUIRE(plan);
+  CHECK(plan->level == Level::Landlock);
+  o.level.reset();
+  plan = rf::cli::plan_run(o, host(Level::Kernel));
+  REQUIRE(plan);
+  CHECK(plan->level == Level::Kernel);
+  CHECK(!plan->spec.landlock);
+  // The host's level, when it names landlock but the kernel has none, is soft.
+  plan = rf::cli::plan_run(o, host(Level::Landlock, 0));
+  REQUIRE(plan);
+  CHECK(plan->level == Level::Soft);
+}
