@@ -76,6 +76,8 @@ struct Target {
     iovec local{const_cast<void*>(in), len}, remote{reinterpret_cast<void*>(addr), len};
     return ::process_vm_writev(static_cast<pid_t>(n.pid), &local, 1, &remote, 1, 0) == static_cast<ssize_t>(len);
   }
+  bool leader_pidfd = false;  // no thread pidfds (before Linux 6.9): a pidfd of the leader
+
   // A pidfd of the target, checked against pid reuse. 0 or an errno.
   int open() {
     pidfd.reset(static_cast<int>(::syscall(SYS_pidfd_open, n.pid, PIDFD_THREAD)));
@@ -85,6 +87,7 @@ struct Target {
       if (at == std::string::npos) return kFailClosed;
       pid_t tgid = static_cast<pid_t>(std::atol(status->c_str() + at + 6));
       pidfd.reset(static_cast<int>(::syscall(SYS_pidfd_open, tgid, 0)));
+      leader_pidfd = true;
     }
     if (!pidfd.valid() || !valid()) return kFailClosed;
     return 0;
@@ -92,8 +95,18 @@ struct Target {
   // A duplicate of the target's fd `fd` (the object it points to NOW). 0 or an errno.
   int take(int fd, base::UniqueFd& out) const {
     out.reset(static_cast<int>(::syscall(SYS_pidfd_getfd, pidfd.get(), fd, 0)));
-    if (out.valid()) return 0;
-    return errno == EBADF ? EBADF : kFailClosed;
+    if (!out.valid()) return errno == EBADF ? EBADF : kFailClosed;
+    if (leader_pidfd) {
+      // The leader's fd table is the thread's unless the thread unshared it (CLONE_FILES off,
+      // unshare(CLONE_FILES)): then the object taken must be the one the thread names, or the
+      // call fails. (Checked and used is still the same object, the duplicate.)
+      struct stat mine {}, theirs {};
+      const std::string link = proc("fd/") + std::to_string(fd);
+      if (::fstat(out.get(), &mine) != 0 || ::stat(link.c_str(), &theirs) != 0 || mine.st_dev != theirs.st_dev ||
+          mine.st_ino != theirs.st_ino)
+        return kFailClosed;
+    }
+    return 0;
   }
   [[nodiscard]] Creds creds() const {
     Creds c;

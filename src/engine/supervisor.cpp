@@ -123,10 +123,10 @@ Result<std::shared_ptr<Supervisor>> Supervisor::create(const spec::ConnectPolicy
     s->log_path_ = cp.violation_log;
     s->log_.reset(::open(cp.violation_log.c_str(), flags, 0600));
     if (!s->log_.valid()) return base::errno_error("violation log " + cp.violation_log);
-    // A log that reached the limit is moved aside (PATH.1, replacing the one before); this run
-    // starts a new file. Another run may have moved it first: then its new file is used.
+    // A log of half the limit or more is moved aside (PATH.1, replacing the one before); this
+    // run starts a new file. Another run may have moved it first: then its new file is used.
     struct stat st {};
-    if (::fstat(s->log_.get(), &st) == 0 && static_cast<std::size_t>(st.st_size) >= kLogLimit) {
+    if (::fstat(s->log_.get(), &st) == 0 && static_cast<std::size_t>(st.st_size) >= kLogLimit / 2) {
       const std::string old = cp.violation_log + ".1";
       if (::rename(cp.violation_log.c_str(), old.c_str()) != 0 && errno != ENOENT)
         return base::errno_error("violation log: rename " + cp.violation_log + " to " + old);
@@ -415,8 +415,30 @@ void Supervisor::log_violation(const std::string& line) {
   log_written_ += line.size() + 1;
 }
 
+namespace {
+
+// What the supervisor needs from the kernel, tried on the launcher itself before anything is
+// started: pidfd_open (Linux 5.3) and pidfd_getfd (5.6), without which no call could be
+// performed (each would fail closed). A clear refusal instead of a sandbox whose network
+// calls all fail. (User notifications themselves are checked when the command installs its
+// filter; thread pidfds and WAIT_KILLABLE_RECV have fallbacks.)
+Status check_kernel_support() {
+  auto refuse = [](const char* what, int err) {
+    return Error(0, std::string("the network connect policy cannot be enforced: ") + what + ": " +
+                        std::strerror(err) + "; run with --network off, or --allow-unfiltered-network to run without it");
+  };
+  base::UniqueFd self(static_cast<int>(::syscall(SYS_pidfd_open, ::getpid(), 0)));
+  if (!self.valid()) return refuse("pidfd_open (Linux 5.3+)", errno);
+  base::UniqueFd copy(static_cast<int>(::syscall(SYS_pidfd_getfd, self.get(), self.get(), 0)));
+  if (!copy.valid()) return refuse("pidfd_getfd (Linux 5.6+)", errno);
+  return {};
+}
+
+}  // namespace
+
 base::Status prepare_supervisor(const spec::ConnectPolicy& policy, ChildContext& ctx, std::shared_ptr<Supervisor>& out,
                           base::UniqueFd& child_end) {
+  RF_TRY(check_kernel_support());
   RF_TRY_ASSIGN(s, Supervisor::create(policy));
   int sv[2];
   if (::socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, sv) != 0) return base::errno_error("socketpair");
