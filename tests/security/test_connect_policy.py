@@ -18,12 +18,29 @@ unix paths that exist only outside the sandbox, and an abstract name.
 Denied means: the call failed with the expected errno AND the listener saw nothing. Allowed
 means the listener saw it. The violation log must name the denials.
 
-usage: test_connect_policy.py RINGFENCE NET_RACER   (as root; also runs as uid 65534)
+A second sandbox per user runs real clients against an HTTP server on the allowed addresses
+(10.0.0.6 and fd00:1::6, port 8080): curl and python urllib (normal HTTP semantics; to the
+metadata addresses they fail and the listeners see nothing), and go_dialer, a static client that
+dials as Go does (non-blocking connect, epoll, SO_ERROR) from 8 threads at once, allowed and
+denied addresses mixed, IPv4 and IPv6, and happy eyeballs. Meanwhile two threads hang in
+blocking connects to listeners whose backlog is full (10.0.0.6:81, and 127.0.0.1:81 for the
+local path); the others' connects must not wait for them, and the run must end at once when the
+command does. A third run floods denials: the violation log stops at its limit with one line
+saying so, and the next run moves the full file aside.
+
+Last, an old kernel, simulated with syscall_jail (ENOSYS for pidfd_getfd): network on with the
+policy is refused with a message naming the call and suggesting --network off, and nothing runs;
+--network off still runs.
+
+usage: test_connect_policy.py RINGFENCE NET_RACER GO_DIALER SYSCALL_JAIL
+       (as root; also runs as uid 65534)
 """
 
 import ctypes
+import http.server
 import json
 import os
+import select
 import selectors
 import shutil
 import socket
@@ -38,6 +55,9 @@ CLONE_NEWNET = 0x40000000
 FLOOR4 = ["169.254.169.254", "100.100.100.200", "192.0.0.192", "168.63.129.16"]
 FLOOR6 = ["fd00:ec2::254", "fe80::1"]
 DENIED, ALLOWED = "10.0.0.5", "10.0.0.6"
+ALLOWED6 = "fd00:1::6"
+HTTP_PORT, FULL_PORT = 8080, 81
+LOG_LIMIT = 2 << 20  # Supervisor::kLogLimit
 ABSTRACT = b"\0rf-connect-test"
 
 ATTACK = r'''
@@ -119,6 +139,87 @@ results["dup2race"] = static("dup2race", "169.254.169.254", "53", "2000")
 print(json.dumps(results))
 '''
 
+CLIENTS = r"""
+import json, socket, subprocess, sys, threading, time, urllib.error, urllib.request
+res = {}
+def run(argv, timeout=120):
+    p = subprocess.run(argv, capture_output=True, text=True, timeout=timeout)
+    return {"rc": p.returncode, "out": p.stdout[-3000:], "err": p.stderr[-500:]}
+def curl(url, *extra):
+    return run(["curl", "-sS", "--max-time", "10", *extra, url])
+def urlopen(url):
+    try:
+        with urllib.request.urlopen(url, timeout=10) as r:
+            return {"status": r.status, "body": r.read().decode()}
+    except urllib.error.HTTPError as e:
+        return {"status": e.code}
+    except urllib.error.URLError as e:
+        return {"errno": getattr(e.reason, "errno", None), "error": str(e)}
+def go(*args):
+    r = run([PROJECT + "/go_dialer", *args])
+    try:
+        return json.loads(r["out"])
+    except ValueError:
+        return {"failed": r}
+# Two blocking connects that hang: listeners whose backlog is full, one of them on loopback.
+hung = {}
+def hang(addr):
+    s = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
+    t0 = time.monotonic()
+    try:
+        s.connect(addr)
+        hung[addr[0]] = {"errno": 0, "after": time.monotonic() - t0}
+    except OSError as e:
+        hung[addr[0]] = {"errno": e.errno, "after": time.monotonic() - t0}
+for a in ((ALLOWED, FULL_PORT), ("127.0.0.1", FULL_PORT)):
+    threading.Thread(target=hang, args=(a,), daemon=True).start()
+time.sleep(0.5)
+res["curl allowed"] = curl(f"http://{ALLOWED}:{HTTP_PORT}/hello", "-i")
+res["curl allowed6"] = curl(f"http://[{ALLOWED6}]:{HTTP_PORT}/hello")
+res["curl 404"] = curl(f"http://{ALLOWED}:{HTTP_PORT}/missing", "-o", "/dev/null", "-w", "%{http_code}")
+res["curl metadata"] = curl("http://169.254.169.254/latest/meta-data/")
+res["curl metadata6"] = curl("http://[fd00:ec2::254]/latest/meta-data/")
+res["urllib allowed"] = urlopen(f"http://{ALLOWED}:{HTTP_PORT}/hello")
+res["urllib 404"] = urlopen(f"http://{ALLOWED}:{HTTP_PORT}/missing")
+res["urllib metadata"] = urlopen("http://169.254.169.254/latest/meta-data/")
+def blocking(addr, fam=socket.AF_INET):
+    t0 = time.monotonic()
+    s = socket.socket(fam, socket.SOCK_STREAM)
+    try:
+        s.connect(addr)
+        s.sendall(b"GET /hello HTTP/1.0\r\n\r\n")
+        data = b""
+        while chunk := s.recv(4096):
+            data += chunk
+        return {"ok": data.startswith(b"HTTP/1.0 200"), "ms": 1000 * (time.monotonic() - t0)}
+    except OSError as e:
+        return {"ok": False, "errno": e.errno, "ms": 1000 * (time.monotonic() - t0)}
+    finally:
+        s.close()
+res["socket blocking"] = [blocking((ALLOWED, HTTP_PORT)) for _ in range(20)]
+res["socket blocking6"] = [blocking((ALLOWED6, HTTP_PORT), socket.AF_INET6) for _ in range(5)]
+res["socket loopback"] = [blocking(("127.0.0.1", HTTP_PORT)) for _ in range(5)]
+res["socket metadata"] = blocking(("169.254.169.254", 80))
+res["go dial"] = go("dial", "8", "20", ALLOWED, str(HTTP_PORT), ALLOWED6, str(HTTP_PORT),
+                    "169.254.169.254", "80", "fd00:ec2::254", "80", "127.0.0.1", str(HTTP_PORT))
+res["go happy denied6"] = go("happy", "fd00:ec2::254", ALLOWED, str(HTTP_PORT))
+res["go happy both"] = go("happy", ALLOWED6, ALLOWED, str(HTTP_PORT))
+res["hung"] = dict(hung)
+res["end"] = time.time()
+print(json.dumps(res))
+sys.stdout.flush()
+"""
+
+SPAM = r"""
+import json, socket
+n = 0
+for i in range(COUNT):
+    s = socket.socket()
+    n += s.connect_ex(("169.254.169.254", 80)) == 111
+    s.close()
+print(json.dumps({"refused": n}))
+"""
+
 
 class Fixture:
     """Listeners on the fixture addresses; every connection and datagram is recorded."""
@@ -135,6 +236,58 @@ class Fixture:
             self.unix(path, path)
         self.unix(ABSTRACT, "abstract")
         threading.Thread(target=self.loop, daemon=True).start()
+        for addr in (ALLOWED, ALLOWED6, "127.0.0.1"):
+            self.http(addr)
+        self.full = [self.full_backlog(a) for a in (ALLOWED, "127.0.0.1")]
+
+    def http(self, addr):
+        fx = self
+
+        class Handler(http.server.BaseHTTPRequestHandler):
+            protocol_version = "HTTP/1.0"
+
+            def do_GET(self):
+                with fx.lock:
+                    fx.hits.append(("http", addr))
+                code, body = (200, b"hello from the fixture\n") if self.path == "/hello" else (404, b"no\n")
+                self.send_response(code)
+                self.send_header("Content-Type", "text/plain")
+                self.send_header("Content-Length", str(len(body)))
+                self.end_headers()
+                self.wfile.write(body)
+
+            def log_message(self, *args):
+                pass
+
+        class Server(http.server.ThreadingHTTPServer):
+            address_family = socket.AF_INET6 if ":" in addr else socket.AF_INET
+            daemon_threads = True
+            request_queue_size = 256
+
+            def handle_error(self, request, client_address):
+                pass  # a client that closes early (happy eyeballs' loser) is not the server's error
+
+        srv = Server((addr, HTTP_PORT), Handler)
+        threading.Thread(target=srv.serve_forever, daemon=True).start()
+
+    @staticmethod
+    def full_backlog(addr):
+        """A listener that never accepts, its backlog filled: a connect to it hangs (the SYN
+        is dropped and retried), as to a black-holed address."""
+        lst = socket.socket()
+        lst.bind((addr, FULL_PORT))
+        lst.listen(0)
+        fill = socket.create_connection((addr, FULL_PORT), timeout=5)
+        probe = socket.socket()
+        probe.setblocking(False)
+        e = probe.connect_ex((addr, FULL_PORT))
+        time.sleep(0.5)
+        err = probe.getsockopt(socket.SOL_SOCKET, socket.SO_ERROR)
+        hanging = e == 115 and err == 0 and not select.select([], [probe], [], 0)[1]
+        probe.close()
+        if not hanging:
+            raise AssertionError(f"the full-backlog listener on {addr} does not make connects hang ({e}, {err})")
+        return lst, fill
 
     def listen(self, fam, addr):
         where = (addr, 80, 0, 1) if addr.startswith("fe80") else (addr, 80)
@@ -186,16 +339,16 @@ def setup_namespace():
     cmds = [["ip", "link", "set", "lo", "up"]]
     for a in FLOOR4 + [DENIED, ALLOWED]:
         cmds.append(["ip", "addr", "add", a + "/32", "dev", "lo"])
-    for a in FLOOR6:
+    for a in FLOOR6 + [ALLOWED6]:
         cmds.append(["ip", "-6", "addr", "add", a + "/128", "dev", "lo", "nodad"])
     for c in cmds:
         subprocess.run(c, check=True)
 
 
-def run_sandbox(rf, user, work, project):
+def run_sandbox(rf, user, work, project, script="attack.py", tag=""):
     uid = 0 if user == "root" else NOBODY
-    home = os.path.join(work, "home-" + user)
-    xdg = os.path.join(work, "xdg-" + user)
+    home = os.path.join(work, "home-" + user + tag)
+    xdg = os.path.join(work, "xdg-" + user + tag)
     for d in (home, xdg):
         os.makedirs(d, exist_ok=True)
         os.chown(d, uid, uid)
@@ -203,7 +356,7 @@ def run_sandbox(rf, user, work, project):
     env = {"PATH": "/usr/bin:/bin", "HOME": home, "XDG_RUNTIME_DIR": xdg, "LANG": "C"}
     argv = [rf, "run", "--no-profile", "--project", project, "--network", "on", "--deny-net", DENIED,
             *os.environ.get("RF_TEST_EXTRA_ARGS", "").split(),
-            "--", "/usr/bin/python3", project + "/attack.py"]
+            "--", "/usr/bin/python3", project + "/" + script]
     if uid:
         argv = ["setpriv", f"--reuid={NOBODY}", f"--regid={NOBODY}", "--clear-groups", "--"] + argv
     p = subprocess.run(argv, capture_output=True, text=True, env=env, timeout=300)
@@ -212,6 +365,93 @@ def run_sandbox(rf, user, work, project):
     log = os.path.join(xdg, "ringfence", "violations.jsonl")
     lines = [json.loads(x) for x in open(log)] if os.path.exists(log) else []
     return json.loads(p.stdout.strip().splitlines()[-1]), lines, p.stderr
+
+
+def judge_clients(user, res, hits, ended, failures):
+    def bad(msg):
+        failures.append(f"[{user}] clients: {msg}")
+
+    for k in ("curl allowed", "curl allowed6"):
+        r = res[k]
+        if r["rc"] != 0 or "hello from the fixture" not in r["out"]:
+            bad(f"{k}: {r}")
+    if not res["curl allowed"]["out"].startswith("HTTP/1.0 200"):
+        bad(f"curl allowed: no HTTP/1.0 200 status line: {res['curl allowed']['out'][:200]!r}")
+    if res["curl 404"]["out"] != "404":
+        bad(f"curl 404: {res['curl 404']}")
+    for k in ("curl metadata", "curl metadata6"):
+        # 7: "Failed to connect" (the connect was refused)
+        if res[k]["rc"] != 7:
+            bad(f"{k}: expected curl exit 7 (couldn't connect), got {res[k]}")
+    if res["urllib allowed"] != {"status": 200, "body": "hello from the fixture\n"}:
+        bad(f"urllib allowed: {res['urllib allowed']}")
+    if res["urllib 404"] != {"status": 404}:
+        bad(f"urllib 404: {res['urllib 404']}")
+    if res["urllib metadata"].get("errno") != ECONNREFUSED:
+        bad(f"urllib metadata: {res['urllib metadata']}")
+    for k in ("socket blocking", "socket blocking6", "socket loopback"):
+        slow = [r for r in res[k] if not r["ok"] or r["ms"] > 500]
+        if slow:
+            bad(f"{k}: connects failed or waited for the hung ones: {slow}")
+    if res["socket metadata"].get("errno") != ECONNREFUSED:
+        bad(f"socket metadata: {res['socket metadata']}")
+    g = res["go dial"]
+    n = 8 * 20
+    for a in (f"{ALLOWED} {HTTP_PORT}", f"{ALLOWED6} {HTTP_PORT}", f"127.0.0.1 {HTTP_PORT}"):
+        if g.get(a) != {"ok": n, "errors": {}}:
+            bad(f"go dial {a}: expected {n} good exchanges, got {g.get(a, g)}")
+    for a in ("169.254.169.254 80", "fd00:ec2::254 80"):
+        if g.get(a) != {"ok": 0, "errors": {str(ECONNREFUSED): n}}:
+            bad(f"go dial {a}: expected {n} ECONNREFUSED, got {g.get(a, g)}")
+    h = res["go happy denied6"]
+    if h.get("winner") != ALLOWED or h.get("primary_errno") != ECONNREFUSED or h.get("ms", 1e9) > 250:
+        bad(f"happy eyeballs with the IPv6 metadata address first: expected an at once fallback to {ALLOWED}: {h}")
+    h = res["go happy both"]
+    if h.get("winner") != ALLOWED6:
+        bad(f"happy eyeballs with both allowed: expected {ALLOWED6} to win: {h}")
+    for a in (ALLOWED, "127.0.0.1"):
+        if res["hung"].get(a) is not None:
+            bad(f"the blocking connect to the full backlog on {a} returned: {res['hung'][a]}")
+    if ended - res["end"] > 5:
+        bad(f"the run ended {ended - res['end']:.1f} s after its command (workers held by hung connects?)")
+    leaked = [h for h in hits if h[1] in FLOOR4 + FLOOR6]
+    if leaked:
+        bad(f"metadata listeners recorded {len(leaked)} hits: {sorted(set(leaked))}")
+    for a in (ALLOWED, ALLOWED6, "127.0.0.1"):
+        if ("http", a) not in hits:
+            bad(f"the HTTP server on {a} saw nothing")
+
+
+def check_log_limit(rf, user, work, project, failures):
+    """A flood of denials: the log stops at the limit with one line; the next run moves it."""
+    def bad(msg):
+        failures.append(f"[{user}] log limit: {msg}")
+
+    count = 14000
+    with open(project + "/spam.py", "w") as f:
+        f.write(f"COUNT={count}\n" + SPAM)
+    res, lines, err = run_sandbox(rf, user, work, project, "spam.py", "-log")
+    log = os.path.join(work, "xdg-" + user + "-log", "ringfence", "violations.jsonl")
+    size = os.path.getsize(log)
+    if res["refused"] != count:
+        bad(f"{res['refused']} of {count} connects refused")
+    if size > LOG_LIMIT:
+        bad(f"the log holds {size} bytes, over the limit of {LOG_LIMIT}")
+    denials = [x for x in lines if x.get("action") == "deny"]
+    if not lines or lines[-1].get("action") != "log-limit" or sum(x.get("action") == "log-limit" for x in lines) != 1:
+        bad(f"the last line is not the one limit line: {lines[-1:]}")
+    if not 5000 < len(denials) < count:
+        bad(f"{len(denials)} denials logged")
+    if f"{count - len(denials)} denials were not written to the violation log" not in err:
+        bad(f"no warning naming the {count - len(denials)} dropped denials: {err[-500:]!r}")
+    with open(project + "/spam.py", "w") as f:
+        f.write("COUNT=1\n" + SPAM)
+    run_sandbox(rf, user, work, project, "spam.py", "-log")
+    new = [json.loads(x) for x in open(log)]
+    old = [json.loads(x) for x in open(log + ".1")] if os.path.exists(log + ".1") else []
+    if len(new) != 1 or not old or old[-1].get("action") != "log-limit":
+        bad(f"the next run did not move the full log aside: {len(new)} new lines, {len(old)} in .1")
+    print(f"[{user}] log limit: {len(denials)} of {count} denials logged, {size} bytes, then moved to .1")
 
 
 ECONNREFUSED, EINPROGRESS, EOPNOTSUPP, ENOENT = 111, 115, 95, 2
@@ -271,14 +511,37 @@ def judge(user, res, hits, log, failures):
         bad("violation log names no metadata floor rule")
 
 
+def check_old_kernel(rf, jail, user, work, project, failures):
+    """No pidfd_getfd: network on is refused (exit 125) with a clear message."""
+    pre = [] if user == "root" else ["setpriv", f"--reuid={NOBODY}", f"--regid={NOBODY}", "--clear-groups", "--"]
+    env = {"PATH": "/usr/bin:/bin", "HOME": "/nonexistent-rf-home", "LANG": "C", "XDG_RUNTIME_DIR": ""}
+    marker = os.path.join(project, f"ran-{user}")
+    for call in ("pidfd_getfd",):
+        p = subprocess.run(pre + [jail, "--enosys", call, "--", rf, "run", "--no-profile", "--project", project,
+                                  "--network", "on", "--", "/usr/bin/touch", marker],
+                           capture_output=True, text=True, timeout=60)
+        want = f"the network connect policy cannot be enforced: {call}"
+        if p.returncode != 125 or want not in p.stderr or "--network off" not in p.stderr:
+            failures.append(f"[{user}] without {call}: expected exit 125 and {want!r} suggesting --network off, "
+                            f"got {p.returncode}: {p.stderr.strip()!r}")
+        if os.path.exists(marker):
+            failures.append(f"[{user}] without {call}: the command ran")
+            os.unlink(marker)
+    p = subprocess.run(pre + [jail, "--enosys", "pidfd_getfd", "--", rf, "run", "--no-profile", "--project", project,
+                              "--network", "off", "--", "/usr/bin/true"], capture_output=True, text=True, timeout=60)
+    if p.returncode != 0:
+        failures.append(f"[{user}] without pidfd_getfd, --network off failed: {p.returncode} {p.stderr.strip()!r}")
+    print(f"[{user}] old kernel: network on refused without pidfd_getfd, network off runs")
+
+
 def main():
-    if len(sys.argv) != 3:
+    if len(sys.argv) != 5:
         print(__doc__)
         return 2
     if os.geteuid() != 0:
         print("SKIP: needs root (it makes the fixture network namespace)")
         return 77
-    rf, racer = os.path.abspath(sys.argv[1]), os.path.abspath(sys.argv[2])
+    rf, racer, dialer, jail = (os.path.abspath(a) for a in sys.argv[1:5])
     setup_namespace()
     work = tempfile.mkdtemp(prefix="rf-connect-")
     os.chmod(work, 0o755)
@@ -288,12 +551,16 @@ def main():
         os.mkdir(project)
         os.chmod(project, 0o777)
         host_sock = os.path.join(work, "host-only.sock")
-        shutil.copy(racer, project + "/net_racer")
-        os.chmod(project + "/net_racer", 0o755)
+        for prog, name in ((racer, "net_racer"), (dialer, "go_dialer")):
+            shutil.copy(prog, project + "/" + name)
+            os.chmod(project + "/" + name, 0o755)
         consts = (f"FLOOR4={FLOOR4!r}\nDENIED={DENIED!r}\nALLOWED={ALLOWED!r}\nPROJECT={project!r}\n"
-                  f"HOST_SOCK={host_sock!r}\nABSTRACT={ABSTRACT!r}\n")
+                  f"HOST_SOCK={host_sock!r}\nABSTRACT={ABSTRACT!r}\nALLOWED6={ALLOWED6!r}\n"
+                  f"HTTP_PORT={HTTP_PORT}\nFULL_PORT={FULL_PORT}\n")
         with open(project + "/attack.py", "w") as f:
             f.write(consts + ATTACK)
+        with open(project + "/clients.py", "w") as f:
+            f.write(consts + CLIENTS)
         fx = Fixture(project, host_sock)
         os.symlink(host_sock, project + "/link.sock")
         for user in ("root", "nobody"):
@@ -307,6 +574,19 @@ def main():
             judge(user, res, hits, log, failures)
             print(f"[{user}] race: {res['race']}, dup2race: {res['dup2race']}, sendmmsg: {res['sendmmsg']}, "
                   f"{len(res['calls'])} calls, {len(hits)} listener hits, {len(log)} log lines")
+            try:
+                res, _, _ = run_sandbox(rf, user, work, project, "clients.py", "-clients")
+                ended = time.time()
+                hits = fx.take()
+                judge_clients(user, res, hits, ended, failures)
+                print(f"[{user}] clients: go dial {res['go dial']}, happy {res['go happy denied6']} "
+                      f"{res['go happy both']}, blocking connect ms "
+                      f"{max(r['ms'] for r in res['socket blocking']):.1f} max")
+                check_log_limit(rf, user, work, project, failures)
+            except Exception as e:  # noqa: BLE001
+                failures.append(f"[{user}] clients: {e!r}")
+        for user in ("root", "nobody"):
+            check_old_kernel(rf, jail, user, work, project, failures)
     finally:
         shutil.rmtree(work, ignore_errors=True)
     for f in failures:
