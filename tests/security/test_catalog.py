@@ -20,7 +20,7 @@ Host canaries, planted by this test with one random token: the launcher's enviro
 (credential variables, passed to rf-attack by name only through `--env RF_ATTACK_CANARY`, so the
 launcher's argv stays clean), a decoy host process holding the token in its argv and environment,
 a fake real HOME with a secret file, the project's .env/.npmrc (masked) and .git/config, a key
-in root's user keyring, a SysV shm segment, a POSIX message queue, /dev/shm/rf-canary-TOKEN, an
+in the user keyring of root and of 65534, a SysV shm segment, a POSIX message queue, /dev/shm/rf-canary-TOKEN, an
 abstract unix socket @rf-canary-TOKEN and a pathname socket outside the project (both served
 inside the fixture's namespace).
 
@@ -96,9 +96,10 @@ KNOWN_HOLES = {
                 "run as root, the sandbox's uid 0 is the host's uid 0 and /proc/sys is not read-only: "
                 "host sysctls (kernel.core_pattern, vm.drop_caches: its handler is reached) are "
                 "writable from inside"),
-    "PROC-04": (lambda c: c.level == "kernel" and c.user == "root",
-                "run as root, /proc/timer_list and /proc/vmallocinfo (kernel addresses and host "
-                "activity) are readable: no procfs masks over them"),
+    "PROC-04": (lambda c: c.level == "kernel",
+                "no procfs masks: /proc/keys lists the names of the caller's host keys (the canary "
+                "key's description), and run as root /proc/timer_list and /proc/vmallocinfo (kernel "
+                "addresses, host activity) are readable too"),
     "NET-10.udplite": (lambda c: True,
                        "socket(AF_INET, SOCK_DGRAM, IPPROTO_UDPLITE) is allowed: the seccomp "
                        "socket rule checks the family only, not the protocol (kernel surface; "
@@ -139,14 +140,30 @@ class HostCanaries:
         self.notes = []
         self._setup()
 
+    KEY_SCRIPT = ("import ctypes, sys\nlibc = ctypes.CDLL(None, use_errno=True)\n"
+                  "libc.syscall.restype = ctypes.c_long\n"
+                  "if sys.argv[1] == 'add':\n"
+                  "    t = sys.argv[2].encode()\n"
+                  "    print(libc.syscall(248, b'user', b'rf-canary-' + t, t, len(t), -4))\n"
+                  "else:\n"
+                  "    libc.syscall(250, 21, int(sys.argv[2]))\n")
+
+    def _key(self, user, *args):
+        pre = SETPRIV if user == "unpriv" else []
+        r = subprocess.run(pre + [sys.executable, "-c", self.KEY_SCRIPT] + list(args), capture_output=True,
+                           text=True, timeout=30)
+        return r.stdout.strip()
+
     def _setup(self):
         t = self.token.encode()
-        kid = self.libc.syscall(248, b"user", f"rf-canary-{self.token}".encode(), t, len(t),
-                                self.KEY_SPEC_USER_KEYRING)  # add_key
-        if kid > 0:
-            self.key_id = kid
-        else:
-            self.notes.append(f"no keyring canary: add_key: {os.strerror(ctypes.get_errno())}")
+        # A key in the user keyring of each user a run is made as (add_key: 248, keyctl: 250).
+        self.keys = {}
+        for user in ("root", "unpriv"):
+            out = self._key(user, "add", self.token)
+            if out.isdigit() and int(out) > 0:
+                self.keys[user] = out
+            else:
+                self.notes.append(f"no keyring canary for {user}: add_key gave {out!r}")
         sid = self.libc.shmget(self.sysv_key, 4096, self.IPC_CREAT | 0o644)
         if sid >= 0:
             self.shm_id = sid
@@ -171,8 +188,8 @@ class HostCanaries:
         os.chmod(self.devshm, 0o644)
 
     def cleanup(self):
-        if self.key_id:
-            self.libc.syscall(250, self.KEYCTL_INVALIDATE, self.key_id)  # keyctl
+        for user, kid in self.keys.items():
+            self._key(user, "invalidate", kid)
         if self.shm_id is not None:
             self.libc.shmctl(self.shm_id, self.IPC_RMID, None)
         if self.mq is not None:

@@ -691,7 +691,7 @@ static void keyring_canary(const struct attack* a) {
     acc_add(&acc, true, 0, "found in the %s keyring%s", names[i], n > 0 && strstr(buf, cfg.canary) ? ", canary read" : "");
   }
   ssize_t n = read_file("/proc/keys", big, sizeof big);  // its listing is PROC-04's
-  if (n >= 0) acc_note(&acc, "/proc/keys %s the canary key's name (PROC-04)", mem_contains(big, (size_t)n, "rf-canary") ? "lists" : "does not list");
+  if (n >= 0) acc_note(&acc, "/proc/keys %s the canary key's name (PROC-04)", mem_contains(big, (size_t)n, desc) ? "lists" : "does not list");
   acc_done(&acc, NULL);
 }
 
