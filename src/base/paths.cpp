@@ -2,6 +2,8 @@
 // Lexical path helpers.
 #include "ringfence/base/paths.hpp"
 
+#include <fnmatch.h>
+
 namespace rf::base {
 
 std::vector<std::string> components(std::string_view path) {
@@ -60,6 +62,28 @@ bool is_under(std::string_view path, std::string_view prefix) {
   for (size_t i = 0; i < q.size(); ++i)
     if (p[i] != q[i]) return false;
   return true;
+}
+
+bool pattern_matches(std::string_view pattern, std::string_view name) {
+  return ::fnmatch(std::string(pattern).c_str(), std::string(name).c_str(), FNM_PATHNAME) == 0;
+}
+
+bool pattern_applies(std::string_view pattern, std::string_view relpath, bool is_dir) {
+  bool dir_only = pattern.ends_with("/");
+  while (pattern.ends_with("/")) pattern.remove_suffix(1);
+  bool anchored = pattern.find('/') != std::string_view::npos;
+  while (pattern.starts_with("/")) pattern.remove_prefix(1);
+  if (pattern.empty()) return false;
+  std::vector<std::string> parts = components(relpath);
+  std::string prefix;
+  for (size_t i = 0; i < parts.size(); ++i) {
+    prefix += (prefix.empty() ? "" : "/") + parts[i];
+    // Every component but the last is a directory.
+    bool dir = i + 1 < parts.size() || is_dir;
+    if (dir_only && !dir) continue;
+    if (pattern_matches(pattern, anchored ? std::string_view(prefix) : std::string_view(parts[i]))) return true;
+  }
+  return false;
 }
 
 }  // namespace rf::base

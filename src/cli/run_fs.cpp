@@ -323,7 +323,16 @@ Status add_project_masks(RunPlan& plan, const RunOptions& opts) {
   if (budget < 0)
     plan.notes.push_back("masks: the project has more than " + std::to_string(kMaxScan) +
                          " entries; only the first were checked");
-  plan.notes.push_back("masks: files matching a mask that are created after the start are not hidden");
+  // Names created later: the launcher watches the project and covers each new match inside.
+  spec::LateMasks& late = plan.spec.supervision.late_masks;
+  late.patterns = patterns;
+  late.host_dir = plan.project;
+  late.sandbox_dirs = {plan.project};
+  if (opts.workspace) late.sandbox_dirs.push_back("/workspace");
+  for (const auto& m : plan.masked)
+    if (base::is_under(m, plan.project) && m != plan.project) late.already.push_back(m.substr(plan.project.size() + 1));
+  plan.notes.push_back("masks: a name created after the start is hidden within milliseconds (inotify); a process "
+                       "that opens it in that moment keeps what it opened");
   return {};
 }
 

@@ -6,6 +6,8 @@
 #include <linux/sched.h>
 #include <sched.h>
 #include <signal.h>
+#include <linux/nsfs.h>
+#include <sys/ioctl.h>
 #include <sys/prctl.h>
 #include <sys/signalfd.h>
 #include <sys/socket.h>
@@ -24,6 +26,7 @@
 #include "child.hpp"
 #include "context.hpp"
 #include "cgroup.hpp"
+#include "mask_watch.hpp"
 #include "monitor.hpp"
 #include "overlay.hpp"
 #include "ringfence/base/log.hpp"
@@ -221,7 +224,9 @@ Result<Outcome> run_sandbox(const spec::Spec& spec) {
                    !spec.userns_block_fd;
   ctx.nested_userns = ctx.devpts_ids || spec.disable_userns;
   // (--pidns: the final process waits until the launcher has reaped the intermediates.)
-  ctx.parent_step = spec.info_fd || spec.json_status_fd || spec.userns_block_fd || spec.pidns_fd;
+  const bool want_late_masks = !spec.supervision.late_masks.patterns.empty() &&
+                               !spec.supervision.late_masks.host_dir.empty() && ctx.ns.user;
+  ctx.parent_step = spec.info_fd || spec.json_status_fd || spec.userns_block_fd || spec.pidns_fd || want_late_masks;
   ctx.reaper = !spec.as_pid_1 && (ctx.ns.pid || spec.sync_fd || !spec.lock_files.empty());
   ctx.env = final_environment(spec);
   ctx.home = env_value(ctx.env, "HOME");
@@ -323,6 +328,22 @@ Result<Outcome> run_sandbox(const spec::Spec& spec) {
   notify_child.reset();
   go_rd.reset();
   if (cgroup) cgroup->close_procs_fds();
+  // Masks for names created later: the sandbox's user and mount namespaces are opened now,
+  // while the child waits at sync point 1 (later a non-dumpable process's /proc entries are
+  // closed to an unprivileged launcher), then watched until the sandbox has ended.
+  std::unique_ptr<MaskWatch> late_masks;
+  if (want_late_masks) {
+    base::UniqueFd mntns(::open(("/proc/" + std::to_string(pid) + "/ns/mnt").c_str(), O_RDONLY | O_CLOEXEC));
+    base::UniqueFd userns(mntns.valid() ? ::ioctl(mntns.get(), NS_GET_USERNS) : -1);
+    auto w = userns.valid() ? MaskWatch::start(sup.late_masks, std::move(userns), std::move(mntns))
+                            : Result<std::unique_ptr<MaskWatch>>(base::errno_error("opening the sandbox's namespaces"));
+    if (w) {
+      late_masks = std::move(*w);
+    } else {
+      base::log::warning("masks for names created later: " + w.error().describe() +
+                         "; names created after the start are not hidden");
+    }
+  }
   pid_wr.reset();
   auto abandon = [&pid](Status s) -> Result<Outcome> {
     ::kill(pid, SIGKILL);

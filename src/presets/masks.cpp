@@ -83,42 +83,15 @@ const std::vector<Mask> kProjectMasks = {
     {".gnupg/", "GPG keys"},
 };
 
-// The path and its parent directories: "a/b/c" -> "a", "a/b", "a/b/c".
-std::vector<std::string> prefixes(const std::vector<std::string>& parts) {
-  std::vector<std::string> out;
-  std::string cur;
-  for (const auto& p : parts) {
-    cur += (cur.empty() ? "" : "/") + p;
-    out.push_back(cur);
-  }
-  return out;
-}
-
 }  // namespace
 
 const std::vector<SecretPath>& system_secret_paths() { return kSystemSecrets; }
 const std::vector<Mask>& default_project_masks() { return kProjectMasks; }
 
-bool mask_matches(std::string_view pattern, std::string_view name) {
-  return ::fnmatch(std::string(pattern).c_str(), std::string(name).c_str(), FNM_PATHNAME) == 0;
-}
+bool mask_matches(std::string_view pattern, std::string_view name) { return base::pattern_matches(pattern, name); }
 
 bool mask_applies(std::string_view pattern, std::string_view relpath, bool is_dir) {
-  bool dir_only = pattern.ends_with("/");
-  while (pattern.ends_with("/")) pattern.remove_suffix(1);
-  bool anchored = pattern.find('/') != std::string_view::npos;
-  while (pattern.starts_with("/")) pattern.remove_prefix(1);
-  if (pattern.empty()) return false;
-
-  std::vector<std::string> parts = base::components(relpath);
-  std::vector<std::string> paths = prefixes(parts);
-  for (size_t i = 0; i < parts.size(); ++i) {
-    // Every component but the last is a directory.
-    bool dir = i + 1 < parts.size() || is_dir;
-    if (dir_only && !dir) continue;
-    if (mask_matches(pattern, anchored ? paths[i] : parts[i])) return true;
-  }
-  return false;
+  return base::pattern_applies(pattern, relpath, is_dir);
 }
 
 base::Status check_mask_pattern(std::string_view pattern) {

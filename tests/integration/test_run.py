@@ -116,6 +116,52 @@ def secrets_masked(ctx):
 
 
 @suite.case()
+def masks_cover_names_created_later(ctx):
+    """A secret-looking name that appears in the project after the start (written, moved in, or
+    inside a new directory) is hidden inside too, at the project's path and at /workspace; an
+    ordinary new file is not; the sandbox cannot unmount the cover."""
+    e = Env(ctx)
+    os.makedirs(os.path.join(e.project, "sub"), exist_ok=True)
+    os.chown(os.path.join(e.project, "sub"), *(2 * (65534 if ctx.unpriv else 0,)))
+    script = ('touch started; while [ ! -e ready ]; do sleep 0.05; done; sleep 0.5; '
+              'for f in .env.local sub/new/id_ed25519 moved.pem plain.txt; do '
+              'printf "%s=[%s]\\n" "$f" "$(cat "$f" 2>&1)"; printf "ws:%s=[%s]\\n" "$f" "$(cat "/workspace/$f" 2>&1)"; done; '
+              'umount .env.local 2>/dev/null && echo UNMOUNTED; cat .env.local')
+    argv = (SETPRIV if ctx.unpriv else []) + [ctx.h.target, "run", "--workspace", "--", "sh", "-c", script]
+    p = subprocess.Popen(argv, cwd=e.project, env=e.env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    try:
+        started = os.path.join(e.project, "started")
+        deadline = time.monotonic() + 15
+        while not os.path.exists(started) and time.monotonic() < deadline and p.poll() is None:
+            time.sleep(0.02)
+        check(os.path.exists(started), "the sandbox started")
+        with open(os.path.join(e.project, ".env.local"), "w") as f:
+            f.write("LATE-SECRET-1\n")
+        os.makedirs(os.path.join(e.project, "sub", "new"))
+        with open(os.path.join(e.project, "sub", "new", "id_ed25519"), "w") as f:
+            f.write("LATE-SECRET-2\n")
+        with open(os.path.join(e.project, "tmp-write"), "w") as f:
+            f.write("LATE-SECRET-3\n")
+        os.rename(os.path.join(e.project, "tmp-write"), os.path.join(e.project, "moved.pem"))
+        with open(os.path.join(e.project, "plain.txt"), "w") as f:
+            f.write("ordinary\n")
+        open(os.path.join(e.project, "ready"), "w").close()
+        out, err = p.communicate(timeout=30)
+    finally:
+        if p.poll() is None:
+            p.kill()
+            p.wait()
+    check_eq(p.returncode, 0, f"run exit code: {err!r}")
+    check("LATE-SECRET" not in out, f"names created after the start are hidden: {out!r}")
+    for name in (".env.local", "sub/new/id_ed25519", "moved.pem"):
+        check(f"{name}=[]" in out and f"ws:{name}=[]" in out, f"{name} is empty at both places: {out!r}")
+    check("plain.txt=[ordinary]" in out and "ws:plain.txt=[ordinary]" in out, f"an ordinary file is readable: {out!r}")
+    check("UNMOUNTED" not in out, f"the sandbox cannot unmount a cover: {out!r}")
+    with open(os.path.join(e.project, ".env.local")) as f:
+        check_eq(f.read(), "LATE-SECRET-1\n", "the host's file is untouched")
+
+
+@suite.case()
 def environment_rebuilt(ctx):
     e = Env(ctx)
     r = e.sh("env", "--env", "RF_KEEP_ME", "--env", "RF_SET=1")

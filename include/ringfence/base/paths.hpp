@@ -21,4 +21,10 @@ std::string parent(std::string_view path);
 // Whether path is prefix or lies under prefix (lexical, component-wise).
 bool is_under(std::string_view path, std::string_view prefix);
 
+// Path patterns (the mask syntax, see presets/masks.hpp): fnmatch(3) with FNM_PATHNAME on one
+// component, or on the whole relative path when the pattern holds a '/'; a trailing '/' matches
+// directories only; a path under a matching directory matches with it.
+bool pattern_matches(std::string_view pattern, std::string_view name);
+bool pattern_applies(std::string_view pattern, std::string_view relpath, bool is_dir);
+
 }  // namespace rf::base

@@ -101,6 +101,16 @@ struct CgroupLimits {
   [[nodiscard]] bool any() const { return memory_bytes || pids || cpu_milli; }
 };
 
+// Names a mask covers that appear after the start (kernel jail): the launcher watches host_dir
+// (inotify, bounded) and covers each new match inside the sandbox at every sandbox_dirs entry
+// (the places host_dir is mounted). Patterns use the mask syntax (base::pattern_applies).
+struct LateMasks {
+  std::vector<std::string> patterns;
+  std::string host_dir;
+  std::vector<std::string> sandbox_dirs;
+  std::vector<std::string> already;  // relative paths masked at the start
+};
+
 // How the launcher watches the sandbox in native mode. bwrap mode leaves all of it off (bwrap
 // forwards no signal and knows no timeout).
 struct Supervision {
@@ -116,6 +126,7 @@ struct Supervision {
   bool watch_parent_process = false;
   std::vector<RLimit> rlimits;
   CgroupLimits cgroup;
+  LateMasks late_masks;
   ConnectPolicy connect;
 };
 

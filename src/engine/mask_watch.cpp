@@ -1,0 +1,288 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
+// Masks for names created after the start (see mask_watch.hpp).
+#include "mask_watch.hpp"
+
+#include <dirent.h>
+#include <fcntl.h>
+#include <linux/mount.h>
+#include <linux/openat2.h>
+#include <poll.h>
+#include <sched.h>
+#include <signal.h>
+#include <sys/eventfd.h>
+#include <sys/inotify.h>
+#include <sys/prctl.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <sys/syscall.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstring>
+#include <ctime>
+#include <deque>
+#include <vector>
+
+#include "ringfence/base/log.hpp"
+#include "ringfence/base/paths.hpp"
+#include "ringfence/base/sys.hpp"
+
+namespace rf::engine {
+namespace {
+
+constexpr std::uint32_t kEvents = IN_CREATE | IN_MOVED_TO | IN_ONLYDIR | IN_DONT_FOLLOW | IN_EXCL_UNLINK;
+
+std::string join_rel(const std::string& dir, const char* name) { return dir.empty() ? name : dir + "/" + name; }
+
+// ---- the helper, inside the sandbox's user and mount namespaces --------------------------------
+
+// One request: is_dir byte + the relative path; one answer: an errno (0 = covered or nothing to do).
+int cover_in_sandbox(const spec::LateMasks& masks, const std::string& rel, bool is_dir) {
+  int first_error = 0;
+  for (const auto& top : masks.sandbox_dirs) {
+    base::UniqueFd dir(::open(top.c_str(), O_PATH | O_DIRECTORY | O_CLOEXEC));
+    if (!dir.valid()) continue;
+    open_how how{};
+    how.flags = O_PATH | O_CLOEXEC | O_NOFOLLOW;
+    how.resolve = RESOLVE_BENEATH | RESOLVE_NO_SYMLINKS | RESOLVE_NO_MAGICLINKS | RESOLVE_NO_XDEV;
+    base::UniqueFd target(static_cast<int>(::syscall(SYS_openat2, dir.get(), rel.c_str(), &how, sizeof how)));
+    if (!target.valid()) {
+      if (errno != ENOENT && first_error == 0) first_error = errno;  // gone again: nothing to hide
+      continue;
+    }
+    struct stat st {};
+    if (::fstat(target.get(), &st) != 0 || S_ISDIR(st.st_mode) != is_dir) continue;
+    base::UniqueFd source;
+    if (is_dir) {
+      base::UniqueFd fs(static_cast<int>(::syscall(SYS_fsopen, "tmpfs", FSOPEN_CLOEXEC)));
+      if (!fs.valid() || ::syscall(SYS_fsconfig, fs.get(), FSCONFIG_SET_STRING, "size", "4k", 0) != 0 ||
+          ::syscall(SYS_fsconfig, fs.get(), FSCONFIG_SET_STRING, "mode", "0555", 0) != 0 ||
+          ::syscall(SYS_fsconfig, fs.get(), FSCONFIG_CMD_CREATE, nullptr, nullptr, 0) != 0) {
+        if (first_error == 0) first_error = errno;
+        continue;
+      }
+      source.reset(static_cast<int>(::syscall(SYS_fsmount, fs.get(), FSMOUNT_CLOEXEC,
+                                              MOUNT_ATTR_RDONLY | MOUNT_ATTR_NOSUID | MOUNT_ATTR_NODEV | MOUNT_ATTR_NOEXEC)));
+    } else {
+      source.reset(static_cast<int>(::syscall(SYS_open_tree, AT_FDCWD, "/dev/null", OPEN_TREE_CLONE | OPEN_TREE_CLOEXEC)));
+      if (source.valid()) {
+        mount_attr attr{};
+        attr.attr_set = MOUNT_ATTR_RDONLY | MOUNT_ATTR_NOSUID | MOUNT_ATTR_NOEXEC;
+        if (::syscall(SYS_mount_setattr, source.get(), "", AT_EMPTY_PATH, &attr, sizeof attr) != 0) source.reset();
+      }
+    }
+    if (!source.valid() ||
+        ::syscall(SYS_move_mount, source.get(), "", target.get(), "", MOVE_MOUNT_F_EMPTY_PATH | MOVE_MOUNT_T_EMPTY_PATH) != 0) {
+      if (first_error == 0) first_error = errno;
+    }
+  }
+  return first_error;
+}
+
+// Joins the sandbox's namespaces; answers one int first: 0 when the sandbox's root is in place,
+// EAGAIN while the sandbox is still setting up (setns lands on the namespace's root, which is
+// the sandbox's only after pivot_root), else the errno; then serves requests.
+[[noreturn]] void helper_main(const spec::LateMasks& masks, int sock, int userns, int mntns, dev_t host_dev,
+                              ino_t host_ino) {
+  ::prctl(PR_SET_PDEATHSIG, SIGKILL, 0, 0, 0);
+  ::prctl(PR_SET_DUMPABLE, 0, 0, 0, 0);
+  int err = 0;
+  if (::setns(userns, CLONE_NEWUSER) != 0 || ::setns(mntns, CLONE_NEWNS) != 0) err = errno;
+  ::close(userns);
+  ::close(mntns);
+  struct stat root {};
+  if (err == 0 && ::stat("/", &root) == 0 && root.st_dev == host_dev && root.st_ino == host_ino) err = EAGAIN;
+  if (::send(sock, &err, sizeof err, MSG_NOSIGNAL) != static_cast<ssize_t>(sizeof err) || err != 0) _exit(0);
+  char buf[4097];
+  while (true) {
+    ssize_t n = ::recv(sock, buf, sizeof buf - 1, 0);
+    if (n <= 0) _exit(0);
+    int answer = EINVAL;
+    if (n >= 2) answer = cover_in_sandbox(masks, std::string(buf + 1, static_cast<size_t>(n - 1)), buf[0] == 'd');
+    if (::send(sock, &answer, sizeof answer, MSG_NOSIGNAL) != static_cast<ssize_t>(sizeof answer)) _exit(0);
+  }
+}
+
+}  // namespace
+
+// ---- the watcher, in the launcher --------------------------------------------------------------
+
+base::Result<std::unique_ptr<MaskWatch>> MaskWatch::start(const spec::LateMasks& masks, base::UniqueFd userns,
+                                                           base::UniqueFd mntns) {
+  std::unique_ptr<MaskWatch> w(new MaskWatch());
+  w->masks_ = masks;
+  w->userns_ = std::move(userns);
+  w->mntns_ = std::move(mntns);
+  for (const auto& m : masks.already) w->covered_.insert(m);
+  w->inotify_.reset(::inotify_init1(IN_CLOEXEC | IN_NONBLOCK));
+  if (!w->inotify_.valid()) return base::errno_error("masks for names created later: inotify_init1");
+  w->stop_.reset(::eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK));
+  if (!w->stop_.valid()) return base::errno_error("masks for names created later: eventfd");
+  MaskWatch* self = w.get();
+  w->thread_ = std::thread([self] { self->run(); });
+  return w;
+}
+
+MaskWatch::~MaskWatch() {
+  if (stop_.valid()) {
+    std::uint64_t one = 1;
+    (void)!::write(stop_.get(), &one, sizeof one);
+  }
+  if (thread_.joinable()) thread_.join();
+  stop_helper();
+}
+
+bool MaskWatch::covered_by_pattern(const std::string& rel, bool is_dir) const {
+  for (const auto& p : masks_.patterns)
+    if (base::pattern_applies(p, rel, is_dir)) return true;
+  return false;
+}
+
+// Watches `rel` and the directories under it (breadth first, within the budget). A covered
+// directory is not entered: its content is hidden with it. With list_matches (a directory that
+// arrived after the start), names already in it that a mask covers are covered now.
+void MaskWatch::watch_tree(const std::string& rel, bool list_matches) {
+  std::deque<std::string> todo{rel};
+  while (!todo.empty()) {
+    std::string cur = std::move(todo.front());
+    todo.pop_front();
+    if (dirs_.size() >= kMaxWatched) {
+      if (!budget_reported_)
+        base::log::debug("masks for names created later: more than " + std::to_string(kMaxWatched) +
+                         " directories; the deeper ones are not watched");
+      budget_reported_ = true;
+      return;
+    }
+    std::string path = cur.empty() ? masks_.host_dir : masks_.host_dir + "/" + cur;
+    int wd = ::inotify_add_watch(inotify_.get(), path.c_str(), kEvents);
+    if (wd < 0) continue;  // gone, or not a directory any more
+    dirs_[wd] = cur;
+    DIR* d = ::opendir(path.c_str());
+    if (!d) continue;
+    std::vector<std::pair<std::string, bool>> entries;
+    while (dirent* e = ::readdir(d)) {
+      if (std::strcmp(e->d_name, ".") == 0 || std::strcmp(e->d_name, "..") == 0) continue;
+      bool is_dir = e->d_type == DT_DIR;
+      if (e->d_type == DT_UNKNOWN) {
+        struct stat st {};
+        is_dir = ::fstatat(::dirfd(d), e->d_name, &st, AT_SYMLINK_NOFOLLOW) == 0 && S_ISDIR(st.st_mode);
+      }
+      entries.emplace_back(join_rel(cur, e->d_name), is_dir);
+    }
+    ::closedir(d);
+    for (const auto& [child, is_dir] : entries) {
+      if (covered_by_pattern(child, is_dir)) {
+        if (list_matches) cover(child, is_dir);
+        continue;
+      }
+      if (is_dir) todo.push_back(child);
+    }
+  }
+}
+
+void MaskWatch::run() {
+  watch_tree("", false);
+  alignas(inotify_event) char buf[16384];
+  while (true) {
+    pollfd fds[2] = {{inotify_.get(), POLLIN, 0}, {stop_.get(), POLLIN, 0}};
+    if (::poll(fds, 2, -1) < 0) {
+      if (errno == EINTR) continue;
+      return;
+    }
+    if (fds[1].revents) return;
+    ssize_t n = ::read(inotify_.get(), buf, sizeof buf);
+    if (n <= 0) continue;
+    for (ssize_t off = 0; off < n;) {
+      const auto* ev = reinterpret_cast<const inotify_event*>(buf + off);
+      off += static_cast<ssize_t>(sizeof(inotify_event) + ev->len);
+      if (ev->mask & IN_Q_OVERFLOW) {
+        base::log::warning("masks for names created later: events were lost (inotify queue overflow)");
+        continue;
+      }
+      if (ev->mask & IN_IGNORED) {
+        dirs_.erase(ev->wd);
+        continue;
+      }
+      auto it = dirs_.find(ev->wd);
+      if (it == dirs_.end() || ev->len == 0) continue;
+      std::string rel = join_rel(it->second, ev->name);
+      bool is_dir = (ev->mask & IN_ISDIR) != 0;
+      if (covered_by_pattern(rel, is_dir)) {
+        cover(rel, is_dir);
+      } else if (is_dir) {
+        watch_tree(rel, true);
+      }
+    }
+  }
+}
+
+void MaskWatch::cover(const std::string& rel, bool is_dir) {
+  if (covered_.count(rel) || rel.size() > 4000) return;
+  if (!ensure_helper()) return;
+  std::string req = std::string(1, is_dir ? 'd' : 'f') + rel;
+  int answer = EIO;
+  if (::send(helper_sock_.get(), req.data(), req.size(), MSG_NOSIGNAL) != static_cast<ssize_t>(req.size()) ||
+      ::recv(helper_sock_.get(), &answer, sizeof answer, 0) != static_cast<ssize_t>(sizeof answer)) {
+    base::log::warning("masks for names created later: the helper is gone; " + rel + " is not hidden");
+    helper_failed_ = true;
+    return;
+  }
+  if (answer != 0) {
+    base::log::warning("masks for names created later: cannot hide " + rel + ": " + std::strerror(answer));
+    return;
+  }
+  covered_.insert(rel);
+  base::log::debug("masks for names created later: hid " + rel);
+}
+
+// The helper joins the sandbox's namespaces once its root has moved (setns puts the caller at
+// the namespace's root, which is the sandbox's only after pivot_root).
+bool MaskWatch::ensure_helper() {
+  if (helper_sock_.valid()) return true;
+  if (helper_failed_) return false;
+  struct stat host_root {};
+  ::stat("/", &host_root);
+  for (int attempt = 0; attempt < 500; ++attempt) {  // ~10 s for the sandbox to reach its root
+    int sv[2];
+    if (::socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, sv) != 0) break;
+    pid_t pid = ::fork();
+    if (pid < 0) {
+      ::close(sv[0]);
+      ::close(sv[1]);
+      break;
+    }
+    if (pid == 0) {
+      ::close(sv[0]);
+      helper_main(masks_, sv[1], userns_.get(), mntns_.get(), host_root.st_dev, host_root.st_ino);
+    }
+    ::close(sv[1]);
+    helper_ = pid;
+    helper_sock_.reset(sv[0]);
+    int status = EIO;
+    if (::recv(helper_sock_.get(), &status, sizeof status, 0) != static_cast<ssize_t>(sizeof status)) status = EIO;
+    if (status == 0) return true;
+    stop_helper();
+    if (status != EAGAIN) {
+      base::log::warning(std::string("masks for names created later: cannot enter the sandbox's namespaces: ") +
+                         std::strerror(status));
+      break;
+    }
+    timespec ts{0, 20 * 1000 * 1000};
+    ::nanosleep(&ts, nullptr);
+  }
+  helper_failed_ = true;
+  return false;
+}
+
+void MaskWatch::stop_helper() {
+  helper_sock_.reset();
+  if (helper_ > 0) {
+    ::kill(helper_, SIGKILL);
+    while (::waitpid(helper_, nullptr, 0) < 0 && errno == EINTR) {
+    }
+    helper_ = -1;
+  }
+}
+
+}  // namespace rf::engine

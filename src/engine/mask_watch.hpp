@@ -1,0 +1,62 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
+// Masks for names that appear after the start (kernel jail, spec.supervision.late_masks): a
+// launcher thread watches the project's directories with inotify; when a name a mask covers is
+// created or moved in, a helper that joined the sandbox's user and mount namespaces covers it
+// there (a directory with an empty read-only tmpfs, a file with a read-only /dev/null), at every
+// place the project is mounted. The sandbox has no capability to undo such a mount.
+//
+// Limits, stated where they are reported: a process inside that opens the name in the
+// milliseconds between its creation and the cover keeps what it opened; past kMaxWatched
+// directories the deeper ones are not watched.
+#pragma once
+
+#include <sys/types.h>
+
+#include <atomic>
+#include <map>
+#include <memory>
+#include <set>
+#include <string>
+#include <thread>
+
+#include "ringfence/base/result.hpp"
+#include "ringfence/base/unique_fd.hpp"
+#include "ringfence/spec/spec.hpp"
+
+namespace rf::engine {
+
+class MaskWatch {
+ public:
+  static constexpr std::size_t kMaxWatched = 8192;
+
+  // Starts watching; userns and mntns are the sandbox's (opened by the launcher while the child
+  // waited at sync point 1); a helper joins them when the first cover is needed.
+  static base::Result<std::unique_ptr<MaskWatch>> start(const spec::LateMasks& masks, base::UniqueFd userns,
+                                                        base::UniqueFd mntns);
+  ~MaskWatch();
+  MaskWatch(const MaskWatch&) = delete;
+  MaskWatch& operator=(const MaskWatch&) = delete;
+
+ private:
+  MaskWatch() = default;
+  void run();
+  void watch_tree(const std::string& rel, bool list_matches);
+  bool covered_by_pattern(const std::string& rel, bool is_dir) const;
+  void cover(const std::string& rel, bool is_dir);
+  bool ensure_helper();
+  void stop_helper();
+
+  spec::LateMasks masks_;
+  base::UniqueFd userns_, mntns_;
+  base::UniqueFd inotify_;
+  base::UniqueFd stop_;
+  std::map<int, std::string> dirs_;  // watch descriptor -> directory relative to host_dir
+  std::set<std::string> covered_;
+  bool budget_reported_ = false;
+  pid_t helper_ = -1;
+  base::UniqueFd helper_sock_;
+  bool helper_failed_ = false;
+  std::thread thread_;
+};
+
+}  // namespace rf::engine
