@@ -339,6 +339,12 @@ void PendingCallDeleter::operator()(PendingCall* p) const { delete p; }
 
 std::uint64_t pending_id(const PendingCall& c) { return c.t.n.id; }
 
+Reply overflow_reply(const PendingCall& c) {
+  if (c.nr == SYS_sendmmsg && c.sent > 0) return {0, c.sent};
+  if (c.nr != SYS_connect && c.offset > 0) return {0, static_cast<std::int64_t>(c.offset)};
+  return {EAGAIN, 0};
+}
+
 namespace {
 
 // Send messages from c.next on. may_block: as the target asked (else with MSG_DONTWAIT, and

@@ -269,8 +269,10 @@ void Supervisor::serve(const seccomp_notif& n) {
   PendingPtr pending;
   auto reply = start_call(*this, n, pending);
   if (reply) return respond(n.id, reply->error, reply->value);
-  // Every worker is busy waiting: refuse this call rather than stall the others.
-  if (!dispatch(std::move(pending))) respond(n.id, EAGAIN, 0);
+  // Every worker is busy waiting: refuse this call rather than stall the others (keeping what
+  // it already sent).
+  Reply overflow = overflow_reply(*pending);
+  if (!dispatch(std::move(pending))) respond(n.id, overflow.error, overflow.value);
 }
 
 bool Supervisor::dispatch(PendingPtr call) {
