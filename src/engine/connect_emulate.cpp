@@ -339,11 +339,6 @@ void PendingCallDeleter::operator()(PendingCall* p) const { delete p; }
 
 std::uint64_t pending_id(const PendingCall& c) { return c.t.n.id; }
 
-Reply overflow_reply(const PendingCall& c) {
-  if (c.nr == SYS_sendmmsg && c.sent > 0) return {0, c.sent};
-  if (c.nr != SYS_connect && c.offset > 0) return {0, static_cast<std::int64_t>(c.offset)};
-  return {EAGAIN, 0};
-}
 
 namespace {
 
@@ -509,6 +504,19 @@ Reply finish_reply(const PendingCall& c, Reply r) {
 }
 
 }  // namespace
+
+Reply overflow_reply(PendingCall& c) {
+  if (c.nr == SYS_connect && c.t.sup.arm_guard()) {
+    int r = ::connect(c.sock.get(), c.name.addr(), c.name.len());
+    const int e = errno;
+    c.t.sup.disarm_guard();
+    if (r == 0 || (e == EISCONN && c.started)) return {0, 0};
+    if (e != EINTR && e != EALREADY) return {e, 0};
+  }
+  if (c.nr == SYS_sendmmsg && c.sent > 0) return {0, c.sent};
+  if (c.nr != SYS_connect && c.offset > 0) return {0, static_cast<std::int64_t>(c.offset)};
+  return {EAGAIN, 0};
+}
 
 std::optional<Reply> start_call(Supervisor& sup, const seccomp_notif& n, PendingPtr& pending) {
   PendingPtr c(new PendingCall(sup, n));

@@ -43,8 +43,9 @@ Reply finish_call(PendingCall& call, const std::function<bool()>& give_up);
 // The notification a pending call answers.
 std::uint64_t pending_id(const PendingCall& call);
 
-// The answer when no worker can take a pending call: what was already sent (part of a stream
+// The answer when no worker can take a pending call: a connect is tried once more under the
+// guard timer (it may well complete at once); otherwise what was already sent (part of a stream
 // send, the first entries of a sendmmsg), else EAGAIN.
-Reply overflow_reply(const PendingCall& call);
+Reply overflow_reply(PendingCall& call);
 
 }  // namespace rf::engine

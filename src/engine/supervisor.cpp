@@ -269,13 +269,14 @@ void Supervisor::serve(const seccomp_notif& n) {
   PendingPtr pending;
   auto reply = start_call(*this, n, pending);
   if (reply) return respond(n.id, reply->error, reply->value);
-  // Every worker is busy waiting: refuse this call rather than stall the others (keeping what
-  // it already sent).
+  // Every worker is busy waiting: one more bounded try, then refuse this call rather than
+  // stall the others (keeping what it already sent).
+  if (dispatch(pending)) return;
   Reply overflow = overflow_reply(*pending);
-  if (!dispatch(std::move(pending))) respond(n.id, overflow.error, overflow.value);
+  respond(n.id, overflow.error, overflow.value);
 }
 
-bool Supervisor::dispatch(PendingPtr call) {
+bool Supervisor::dispatch(PendingPtr& call) {
   std::lock_guard<std::mutex> lock(mu_);
   if (stopping_.load()) return false;
   if (static_cast<int>(queue_.size()) >= idle_) {

@@ -50,14 +50,15 @@ base::Status install_connect_filter_in_child(const ChildContext& ctx);
 // wait (a blocking connect to another host, a blocking send into a full buffer, a local
 // connect still waiting when the guard fires) goes to a worker, so one waiting call never
 // holds up the others. Workers are started on demand, at most kMaxWorkers; beyond that a
-// waiting call is refused with EAGAIN. A worker whose target is gone (killed while waiting) is
-// interrupted by a signal. stop() (also the destructor) interrupts and joins every thread.
+// waiting connect gets one more try under the guard timer, then the call is refused with
+// EAGAIN. A worker whose target is gone (killed while waiting) is interrupted by a signal.
+// stop() (also the destructor) interrupts and joins every thread.
 class Supervisor {
  public:
   static constexpr int kMaxWorkers = 256;
   static constexpr int kGuardMs = 2;
-  // The violation log: at most this much per run; a file already this large is moved to
-  // PATH.1 when a run opens it. The debug log shows at most kDebugPerSecond denials a second.
+  // The violation log: a run writes at most this much; a file of half of it or more is moved
+  // to PATH.1 when a run opens it. The debug log shows at most kDebugPerSecond denials a second.
   static constexpr std::size_t kLogLimit = 2u << 20;
   static constexpr int kDebugPerSecond = 20;
 
@@ -91,7 +92,7 @@ class Supervisor {
   Supervisor() = default;
   void receive_loop();
   void serve(const seccomp_notif& n);
-  bool dispatch(PendingPtr call);
+  bool dispatch(PendingPtr& call);  // takes the call only when a worker will finish it
   void worker_loop(Worker& w);
   void sweep();
   static void* receive_main(void* self);

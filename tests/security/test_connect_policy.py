@@ -25,7 +25,8 @@ dials as Go does (non-blocking connect, epoll, SO_ERROR) from 8 threads at once,
 denied addresses mixed, IPv4 and IPv6, and happy eyeballs. Meanwhile two threads hang in
 blocking connects to listeners whose backlog is full (10.0.0.6:81, and 127.0.0.1:81 for the
 local path); the others' connects must not wait for them, and the run must end at once when the
-command does. A third run floods denials: the violation log stops at its limit with one line
+command does; then 300 more threads storm the full backlog: workers take 256 of them, the rest
+get EAGAIN at once, and allowed connects still go through. A third run floods denials: the violation log stops at its limit with one line
 saying so, and the next run moves the full file aside.
 
 Last, an old kernel, simulated with syscall_jail (ENOSYS for pidfd_getfd): network on with the
@@ -205,6 +206,24 @@ res["go dial"] = go("dial", "8", "20", ALLOWED, str(HTTP_PORT), ALLOWED6, str(HT
 res["go happy denied6"] = go("happy", "fd00:ec2::254", ALLOWED, str(HTTP_PORT))
 res["go happy both"] = go("happy", ALLOWED6, ALLOWED, str(HTTP_PORT))
 res["hung"] = dict(hung)
+# A storm of blocking connects to the black hole (threat model NTF-05): workers take 256 of
+# them, the rest are refused with EAGAIN at once; allowed connects still go through.
+storm = {}
+def storm_one():
+    s = socket.socket()
+    try:
+        s.connect((ALLOWED, FULL_PORT))
+        r = 0
+    except OSError as e:
+        r = e.errno
+    with lock:
+        storm[r] = storm.get(r, 0) + 1
+lock = threading.Lock()
+for _ in range(300):
+    threading.Thread(target=storm_one, daemon=True).start()
+time.sleep(2)
+res["storm allowed"] = [blocking((ALLOWED, HTTP_PORT)) for _ in range(10)]
+res["storm"] = dict(storm)
 res["end"] = time.time()
 print(json.dumps(res))
 sys.stdout.flush()
@@ -412,6 +431,13 @@ def judge_clients(user, res, hits, ended, failures):
     for a in (ALLOWED, "127.0.0.1"):
         if res["hung"].get(a) is not None:
             bad(f"the blocking connect to the full backlog on {a} returned: {res['hung'][a]}")
+    refused = res["storm"].get(str(11), 0)  # EAGAIN: every worker waits
+    if set(res["storm"]) - {"11"} or not 0 < refused < 300:
+        bad(f"storm of 300 blocking connects to the full backlog: expected some EAGAIN and the rest waiting, "
+            f"got {res['storm']}")
+    slow = [r for r in res["storm allowed"] if not r["ok"] or r["ms"] > 500]
+    if slow:
+        bad(f"allowed connects during the storm failed or waited: {slow}")
     if ended - res["end"] > 5:
         bad(f"the run ended {ended - res['end']:.1f} s after its command (workers held by hung connects?)")
     leaked = [h for h in hits if h[1] in FLOOR4 + FLOOR6]
