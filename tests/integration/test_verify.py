@@ -45,12 +45,15 @@ def listed():
 def leftovers():
     """What verify may leave: temporary trees, /dev/shm canaries, SysV segments, processes."""
     tmp = {e for e in os.listdir(tempfile.gettempdir()) if e.startswith("rf-verify-")}
-    shm = {e for e in os.listdir("/dev/shm") if e.startswith("rf-canary-rfcanary")} if os.path.isdir("/dev/shm") else set()
+    # verify's token: "rfcanary" and 32 hex digits; its SysV key: 0x10000000 | 7 of them.
+    shm = ({e for e in os.listdir("/dev/shm") if re.fullmatch(r"rf-canary-rfcanary[0-9a-f]{32}", e)}
+           if os.path.isdir("/dev/shm") else set())
     sysv = set()
     try:
         with open("/proc/sysvipc/shm") as f:
-            sysv = {line.split()[0] for line in f.read().splitlines()[1:]}
-    except OSError:
+            sysv = {line.split()[0] for line in f.read().splitlines()[1:]
+                    if 0x10000000 <= int(line.split()[0]) <= 0x1FFFFFFF and line.split()[3] == "4096"}
+    except (OSError, ValueError, IndexError):
         pass
     procs = set()
     for d in os.listdir("/proc"):
