@@ -60,9 +60,9 @@ Result<std::string> find_attack_program(const Options& o, const std::string& sel
     return real_path(e, "RINGFENCE_ATTACK_PROGRAM");
   const std::string dir = base::parent(self);
   const std::vector<std::string> candidates = {
-      base::normalize(dir + "/../libexec/ringfence/rf-attack"),
+      base::join(base::parent(dir), "libexec/ringfence/rf-attack"),
       RF_ATTACK_INSTALLED,
-      base::normalize(base::parent(base::parent(dir)) + "/tests/helpers/attack/rf-attack"),
+      base::join(base::parent(base::parent(dir)), "tests/helpers/attack/rf-attack"),
   };
   std::string looked;
   for (const auto& c : candidates) {
