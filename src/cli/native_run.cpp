@@ -196,6 +196,7 @@ Status build_kernel_jail(RunPlan& plan, const RunOptions& opts, const presets::A
   s.ns.cgroup_try = true;
   s.ns.net = !plan.settings.network;
   s.cap_ops.push_back({false, -1});  // the command gets no capability, even as root
+  s.proc_masks = true;
   RF_TRY(add_system_dirs(plan));
   RF_TRY(add_home(plan, agent));
   RF_TRY(add_project(plan, opts));

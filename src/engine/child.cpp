@@ -9,7 +9,9 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
+#include <cstring>
 #include <vector>
 
 #include "cgroup.hpp"
@@ -55,6 +57,14 @@ void run_child(const ChildContext& ctx) {
   // 0. Into the sandbox's cgroup first, so everything below and all the command starts is
   //    counted (--limit memory/pids/cpu).
   check(Stage::Limits, join_cgroups_in_child(ctx.cgroup_procs_fds));
+  // Native mode: the launcher's command line (its --env values among it) is not for the sandbox
+  // to read in /proc/1/cmdline; this clone's copy of it is blanked (the command execs anyway).
+  if (ctx.argv_area_len > 0 && program_invocation_name != nullptr) {
+    static const char kTitle[] = "ringfence-init";
+    std::size_t n = ctx.argv_area_len;
+    std::memset(program_invocation_name, 0, n);
+    std::memcpy(program_invocation_name, kTitle, std::min(n - 1, sizeof kTitle - 1));
+  }
   // 0. The signals the launcher forwards are blocked there; not here.
   if (ctx.restore_sigmask) ::sigprocmask(SIG_SETMASK, &ctx.sigmask, nullptr);
   // 0. Die with the launcher when asked; re-check afterwards, as it may already be gone.

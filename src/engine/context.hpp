@@ -58,6 +58,9 @@ struct ChildContext {
   // --limit memory/pids/cpu: cgroup.procs of the sandbox's groups (CLOEXEC); the child writes
   // "0" to each as its first step, so the command and all it starts are counted.
   std::vector<int> cgroup_procs_fds;
+  // Native mode: the length of the launcher's argv strings (from /proc/self/cmdline), blanked
+  // in the child so that pid 1 does not show them.
+  std::size_t argv_area_len = 0;
 };
 
 }  // namespace rf::engine

@@ -229,6 +229,8 @@ Result<Outcome> run_sandbox(const spec::Spec& spec) {
   ctx.parent_step = spec.info_fd || spec.json_status_fd || spec.userns_block_fd || spec.pidns_fd || want_late_masks;
   ctx.reaper = !spec.as_pid_1 && (ctx.ns.pid || spec.sync_fd || !spec.lock_files.empty());
   ctx.env = final_environment(spec);
+  if (!spec.bwrap_messages)
+    if (auto cmdline = base::read_file("/proc/self/cmdline")) ctx.argv_area_len = cmdline->size();
   ctx.home = env_value(ctx.env, "HOME");
   RF_TRY(resolve_sources(spec, ctx.ops));
   ctx.seccomp = spec.seccomp;

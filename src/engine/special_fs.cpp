@@ -24,6 +24,14 @@ std::string in_newroot(const std::string& dest) { return "/newroot" + base::norm
 // of themselves (skipped when absent or not writable by us, as under Docker's masks).
 constexpr const char* kProcCovers[] = {"sys", "sysrq-trigger", "irq", "bus"};
 
+// With spec.proc_masks (native mode): entries that tell about the host or its users without
+// changing anything, hidden behind an empty read-only file (or an empty read-only tmpfs for a
+// directory): key names of the caller's keyrings, timer and scheduler state, kernel memory maps.
+constexpr const char* kProcMasks[] = {"keys",         "key-users", "timer_list", "timer_stats", "sched_debug",
+                                      "latency_stats", "vmallocinfo", "slabinfo",  "pagetypeinfo", "kcore",
+                                      "kpageflags",   "kpagecount", "kpagecgroup", "acpi",      "scsi",
+                                      "asound"};
+
 constexpr const char* kDevNodes[] = {"null", "zero", "full", "random", "urandom", "tty"};
 
 struct DevLink {
@@ -42,6 +50,39 @@ base::Result<base::UniqueFd> make_file_at(int dir_fd, const char* name, const st
   return base::UniqueFd(fd);
 }
 
+// The scratch tmpfs (the cwd root during setup, never visible afterwards) holds the empty file
+// the masks bind.
+Status mask_proc_entries_in_child(int proc_fd, int root_fd, const std::string& proc_dest) {
+  const char* empty = "/proc-mask-empty";
+  base::UniqueFd made(::open(empty, O_CREAT | O_EXCL | O_WRONLY | O_NOFOLLOW | O_CLOEXEC, 0444));
+  if (!made.valid()) return base::errno_error("Can't create the empty file for /proc masks");
+  made.reset();
+  Status result;
+  for (const char* entry : kProcMasks) {
+    struct stat st {};
+    if (::fstatat(proc_fd, entry, &st, AT_SYMLINK_NOFOLLOW) != 0) continue;  // not in this kernel
+    std::string sub = base::join(proc_dest, entry);
+    auto target = open_in_root(root_fd, sub, O_PATH | O_NOFOLLOW);
+    if (!target) continue;
+    if (S_ISDIR(st.st_mode)) {
+      if (::mount("tmpfs", fd_path(target->get()).c_str(), "tmpfs", MS_RDONLY | MS_NOSUID | MS_NODEV | MS_NOEXEC,
+                  "size=0,mode=0555") != 0) {
+        result = base::errno_error("Can't hide " + in_newroot(sub));
+        break;
+      }
+      continue;
+    }
+    if (auto s = bind_onto_in_child(empty, target->get(), root_fd, sub,
+                                    MOUNT_ATTR_RDONLY | MOUNT_ATTR_NOSUID | MOUNT_ATTR_NODEV | MOUNT_ATTR_NOEXEC, false);
+        !s) {
+      result = std::move(s);
+      break;
+    }
+  }
+  ::unlink(empty);
+  return result;
+}
+
 }  // namespace
 
 Status mount_proc_in_child(const ChildContext& ctx, int root_fd, int dir_fd, const spec::FsOp& op) {
@@ -56,14 +97,18 @@ Status mount_proc_in_child(const ChildContext& ctx, int root_fd, int dir_fd, con
   if (!proc) return Error(proc.error().code(), "Can't open " + op.dest);
   for (const char* entry : kProcCovers) {
     // The real ids decide, as access(2) does in bwrap: a non-zero sandbox uid cannot write
-    // these entries after exec anyway.
-    if (::faccessat(proc->get(), entry, W_OK, 0) != 0) continue;
+    // these entries after exec anyway. That test misses what a uid 0 mapped to the host's
+    // root may still write without capabilities (sysctl entries check the owner's mode bits,
+    // and /proc/sys itself answers EACCES to W_OK), so native mode covers them regardless.
+    if (!ctx.spec->proc_masks && ::faccessat(proc->get(), entry, W_OK, 0) != 0) continue;
+    if (::faccessat(proc->get(), entry, F_OK, AT_SYMLINK_NOFOLLOW) != 0) continue;
     std::string sub = base::join(op.dest, entry);
     auto target = open_in_root(root_fd, sub, O_PATH);
     if (!target) continue;
     RF_TRY(bind_onto_in_child(fd_path(proc->get()) + "/" + entry, target->get(),
                               root_fd, sub, MOUNT_ATTR_RDONLY | MOUNT_ATTR_NOSUID | MOUNT_ATTR_NODEV, true));
   }
+  if (ctx.spec->proc_masks) RF_TRY(mask_proc_entries_in_child(proc->get(), root_fd, op.dest));
   return {};
 }
 

@@ -175,6 +175,10 @@ struct Spec {
   // filesystem op; only the environment, chdir, rlimits, no_new_privs and seccomp apply, and
   // the launcher (a subreaper) kills whatever the command leaves behind.
   bool soft_jail = false;
+  // Native mode's /proc: /proc/sys, sysrq-trigger, irq and bus read-only whatever access(2)
+  // says, and entries about the host's keys, timers and kernel memory hidden (bwrap mode keeps
+  // bwrap's rule: cover only what the caller could write).
+  bool proc_masks = false;
   // The landlock level (with soft_jail): a Landlock filesystem ruleset applied to the command
   // before exec, after no_new_privs. Each rule gives rights on a host path and everything
   // beneath it; every path not covered is refused. The engine maps the rights onto the kernel's
