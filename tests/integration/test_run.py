@@ -49,6 +49,8 @@ class Env:
             with open(p, "w") as f:
                 f.write(text)
         uid = 65534 if ctx.user == "unpriv" else 0
+        self.runtime = os.path.join(self.base, "runtime")
+        os.makedirs(self.runtime, mode=0o700)
         os.chmod(self.base, 0o755)
         for root, dirs, fs in os.walk(self.base):
             for n in dirs + fs:
@@ -74,16 +76,18 @@ class Env:
         return self.run(list(opts) + ["--", "sh", "-c", script] + list(sh_args), **kw)
 
 
-def throwaway_homes(ctx):
-    uid = 65534 if ctx.user == "unpriv" else 0
-    d = f"/tmp/ringfence-{uid}"
+def throwaway_homes(ctx, e):
+    """The throwaway HOMEs in this case's own runtime directory (other suites run in parallel
+    and make theirs under /tmp/ringfence-UID)."""
+    d = os.path.join(e.env["XDG_RUNTIME_DIR"], "ringfence")
     return sorted(n for n in os.listdir(d) if n.startswith("home-")) if os.path.isdir(d) else []
 
 
 @suite.case()
 def project_writable_home_absent(ctx):
     e = Env(ctx)
-    before = throwaway_homes(ctx)
+    e.env["XDG_RUNTIME_DIR"] = e.runtime
+    before = throwaway_homes(ctx, e)
     r = e.sh('echo x > out.txt && echo wrote; cat "$0/notes.txt" 2>&1; ls -A "$HOME"; '
              'echo "HOME=$HOME"; touch /usr/rf-x 2>&1 || echo usr-ro; '
              'touch "$0/../escape" 2>&1 || echo outside-ro; pwd', sh_args=[e.home])
@@ -97,7 +101,8 @@ def project_writable_home_absent(ctx):
     check("usr-ro" in out, f"/usr is read-only: {out!r}")
     check(not os.path.exists(os.path.join(e.base, "escape")), "nothing written next to the project")
     check(out.strip().endswith(e.project), f"cwd is the project: {out!r}")
-    check_eq(throwaway_homes(ctx), before, "the throwaway HOME is removed at exit")
+    check_eq(throwaway_homes(ctx, e), before, "the throwaway HOME is removed at exit")
+    check(os.path.isdir(os.path.join(e.runtime, "ringfence")), "the HOME was made in the runtime directory")
     check(r.stderr.startswith("ringfence: level kernel"), f"the level line: {r.stderr!r}")
 
 
