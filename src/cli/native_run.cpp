@@ -258,6 +258,20 @@ RunOptions with_profile(RunOptions o, const Profile& p, const std::string& home)
 
 // Nothing on the filesystem is confined: the environment is rebuilt, HOME is a throwaway
 // directory (agent directories linked in, files copied), seccomp and rlimits apply.
+// Without a mount namespace a unix socket path names the host's socket: only the sandbox's own
+// directories (the project here; HOME and TMPDIR when prepare_home makes them) and the system's
+// name-resolution services stay reachable.
+void restrict_unix_paths(RunPlan& plan) {
+  spec::ConnectPolicy& cp = plan.spec.supervision.connect;
+  if (!cp.enabled) {
+    plan.notes.push_back("unix sockets: every host socket path is reachable (tmux, the session bus, ssh-agent, "
+                         "docker.sock): the connect policy is off");
+    return;
+  }
+  cp.restrict_unix_paths = true;
+  cp.unix_path_allow = {plan.project, "/run/systemd/resolve", "/run/nscd", "/var/run/nscd"};
+}
+
 Status build_soft_jail(RunPlan& plan, const RunOptions& opts, const presets::AgentProfile& agent) {
   plan.spec.soft_jail = true;
   plan.soft_agent_dirs.clear();
@@ -278,6 +292,7 @@ Status build_soft_jail(RunPlan& plan, const RunOptions& opts, const presets::Age
     plan.notes.push_back("network off in the soft jail: enforced by the connect policy (every inet connection and "
                          "addressed send refused, loopback included), not by a network namespace");
   }
+  restrict_unix_paths(plan);
   return {};
 }
 
@@ -295,6 +310,7 @@ Status build_landlock_jail(RunPlan& plan, const RunOptions& opts, const presets:
     plan.notes.push_back("network off at the landlock level: enforced by the connect policy (every inet connection "
                          "and addressed send refused, loopback included), not by a network namespace");
   }
+  restrict_unix_paths(plan);
   return {};
 }
 
@@ -372,7 +388,7 @@ Result<RunPlan> plan_run(const RunOptions& given, const HostFacts& host) {
     RF_TRY(build_kernel_jail(plan, opts, *agent));
   } else if (plan.level == presets::Level::Landlock) {
     RF_TRY(build_landlock_jail(plan, opts, *agent, host.landlock_abi));
-    plan.level_summary = "not enforced at this level: project masks, read-only .git/hooks, host unix path sockets, "
+    plan.level_summary = "not enforced at this level: project masks, read-only .git/hooks, "
                          "hiding other processes";
     if (host.landlock_abi < 6) plan.level_summary += ", signal and abstract-socket scoping";
   } else {
@@ -419,6 +435,11 @@ std::string describe_plan(const RunPlan& plan) {
     for (const auto& r : cp.allow) line("  allow " + r);
     for (const auto& r : cp.deny) line("  deny " + r);
     for (const auto& r : cp.resolvers) line("  DNS resolver (port 53 kept reachable): " + r);
+    if (cp.restrict_unix_paths) {
+      std::string dirs;
+      for (const auto& d : cp.unix_path_allow) dirs += (dirs.empty() ? "" : ", ") + d;
+      line("  unix sockets: only under " + dirs + " (and the throwaway HOME and TMPDIR); any other path: EACCES");
+    }
     line("violation log: " + cp.violation_log);
   }
   line("seccomp: " + plan.settings.seccomp);

@@ -358,6 +358,11 @@ Status prepare_home(RunPlan& plan) {
       if (real && ::symlink((std::string(real) + "/" + d).c_str(), (plan.home_host + "/" + d).c_str()) != 0)
         return base::errno_error("cannot link " + d + " into " + plan.home_host);
     if (plan.spec.landlock) RF_TRY(prepare_landlock_home(plan));
+    spec::ConnectPolicy& cp = plan.spec.supervision.connect;
+    if (cp.restrict_unix_paths) {
+      cp.unix_path_allow.push_back(plan.home_host);
+      if (!plan.tmp_host.empty()) cp.unix_path_allow.push_back(plan.tmp_host);
+    }
   }
   for (const auto& c : plan.copies) {
     std::string to = plan.home_host + "/" + c.inside;

@@ -261,12 +261,6 @@ Status add_landlock_jail(RunPlan& plan, const RunOptions& opts, const presets::A
                        "no PID namespace: this user's other processes are listed in /proc (command lines, "
                        "status); their memory, environment and fds stay refused (Landlock's ptrace scoping)");
   plan.notes.push_back(
-      at +
-      "pathname unix sockets of the host (tmux, screen, the D-Bus session bus, ssh-agent, "
-      "docker.sock) are not protected: Landlock ABI " +
-      std::to_string(abi) +
-      " does not check connect(2), and the connect policy leaves unix paths to the filesystem");
-  plan.notes.push_back(
       at + "no IPC namespace: System V IPC objects and POSIX message queues of the host are shared");
   if (abi < 6)
     plan.notes.push_back(at + "no abstract-socket or signal scoping (Landlock ABI " + std::to_string(abi) +

@@ -22,6 +22,7 @@
 #include <array>
 #include <cerrno>
 #include <chrono>
+#include <climits>
 #include <cstddef>
 #include <cstdio>
 #include <cstdlib>
@@ -183,7 +184,7 @@ bool may_write(const Creds& c, const struct stat& st) {
 // included, RESOLVE_IN_ROOT), relative ones beneath its cwd (a path climbing above the cwd is
 // refused with EACCES). The kernel's write-permission check on the socket inode would run with
 // the launcher's credentials, so the target's are checked here. 0 or an errno.
-int pin_unix_path(const Target& t, Name& name) {
+int pin_unix_path(const Target& t, Name& name, const char* syscall_name) {
   const std::string& path = name.dest.unix_name;
   const bool absolute = !path.empty() && path[0] == '/';
   base::UniqueFd base(::open(t.proc(absolute ? "root" : "cwd").c_str(), O_PATH | O_DIRECTORY | O_CLOEXEC));
@@ -197,6 +198,22 @@ int pin_unix_path(const Target& t, Name& name) {
   if (::fstat(name.pinned.get(), &st) != 0) return kFailClosed;
   if (!S_ISSOCK(st.st_mode)) return ECONNREFUSED;
   if (!may_write(t.creds(), st)) return EACCES;
+  if (!t.sup.unix_path_allowed("/")) {
+    // The socket's own place, as the kernel resolved it (symlinks followed), not the name given.
+    char where[PATH_MAX];
+    std::string link = "/proc/self/fd/" + std::to_string(name.pinned.get());
+    ssize_t n = ::readlink(link.c_str(), where, sizeof where - 1);
+    if (n <= 0) return kFailClosed;
+    where[n] = '\0';
+    if (!t.sup.unix_path_allowed(where)) {
+      net::Decision d;
+      d.error = EACCES;
+      d.rule = "unix socket outside the sandbox's directories (no mount namespace at this level)";
+      t.sup.log_violation(net::format_violation_json(std::chrono::system_clock::now(), static_cast<int>(t.n.pid),
+                                                     syscall_name, name.dest, d));
+      return EACCES;
+    }
+  }
   name.pinned_name.sun_family = AF_UNIX;
   std::snprintf(name.pinned_name.sun_path, sizeof name.pinned_name.sun_path, "/proc/self/fd/%d", name.pinned.get());
   return 0;
@@ -224,7 +241,7 @@ int check_name(Target& t, const net::SocketInfo& si, net::Call call, int flags, 
     return d.error ? d.error : ECONNREFUSED;
   }
   if (dest->kind == net::DestinationKind::Unix && dest->unix_form == net::UnixForm::Path && !dest->unix_name.empty())
-    return pin_unix_path(t, name);
+    return pin_unix_path(t, name, syscall_name);
   return 0;
 }
 

@@ -42,6 +42,7 @@
 
 #include "connect_emulate.hpp"
 #include "ringfence/base/log.hpp"
+#include "ringfence/base/paths.hpp"
 #include "ringfence/base/sys.hpp"
 #include "ringfence/net/decision.hpp"
 
@@ -109,6 +110,13 @@ Status make_log_dir(const std::string& path) {
 
 }  // namespace
 
+bool Supervisor::unix_path_allowed(const std::string& path) const {
+  if (!restrict_unix_paths_) return true;
+  for (const auto& d : unix_path_allow_)
+    if (base::is_under(path, d)) return true;
+  return false;
+}
+
 Result<std::shared_ptr<Supervisor>> Supervisor::create(const spec::ConnectPolicy& cp) {
   std::shared_ptr<Supervisor> s(new Supervisor());
   for (const auto* list : {&cp.deny, &cp.allow}) {
@@ -119,6 +127,8 @@ Result<std::shared_ptr<Supervisor>> Supervisor::create(const spec::ConnectPolicy
       s->policy_.rules.push_back(std::move(*rule));
     }
   }
+  s->restrict_unix_paths_ = cp.restrict_unix_paths;
+  for (const auto& d : cp.unix_path_allow) s->unix_path_allow_.push_back(base::normalize(d));
   for (const auto& text : cp.resolvers) {
     auto addr = net::parse_ip(text);
     if (!addr) return Error(EINVAL, "DNS resolver '" + text + "': " + addr.error().message());

@@ -79,6 +79,8 @@ class Supervisor {
 
   // Used while serving calls.
   const net::Policy& policy() const { return policy_; }
+  // restrict_unix_paths: whether a unix socket at this path (the launcher's view) may be reached.
+  [[nodiscard]] bool unix_path_allowed(const std::string& path) const;
   void log_violation(const std::string& line);
   void respond(std::uint64_t id, int error, std::int64_t value);
   [[nodiscard]] bool still_valid(std::uint64_t id) const;
@@ -99,6 +101,8 @@ class Supervisor {
   static void* worker_main(void* w);
 
   net::Policy policy_;
+  bool restrict_unix_paths_ = false;
+  std::vector<std::string> unix_path_allow_;
   // The violation log and the debug log's rate limit.
   std::mutex log_mu_;
   base::UniqueFd log_;

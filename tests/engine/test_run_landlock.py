@@ -82,6 +82,8 @@ if a.get("abstract"):
     attempt("abstract_connect", lambda: abstract(a["abstract"]))
 if a.get("unix_path"):
     attempt("unix_path_outside", lambda: unix_path(a["unix_path"]))
+if a.get("unix_path_inside"):
+    attempt("unix_path_inside", lambda: unix_path(a["unix_path_inside"]))
 attempt("dev_null", lambda: wr("/dev/null"))
 attempt("dev_other", lambda: opened(a["devnode"], os.O_RDONLY))
 attempt("sysrq", lambda: opened("/proc/sysrq-trigger", os.O_WRONLY))
@@ -167,7 +169,7 @@ def setup(base, user):
 def attack_args(home, proj, other, sleeper, abstract_name, unix_path):
     return {"canary": os.path.join(home, "canary"), "other_file": os.path.join(other, "file"), "project": proj,
             "other": other, "home": home, "sleeper": sleeper, "abstract": abstract_name, "devnode": devnode(),
-            "unix_path": unix_path}
+            "unix_path": unix_path, "unix_path_inside": os.path.join(proj, "project.sock")}
 
 
 def main():
@@ -186,13 +188,14 @@ def main():
             sleeper = subprocess.Popen(as_user(user, ["sleep", "300"]))
             sleepers.append(sleeper)
             # A pathname socket of the host, outside the project (as tmux's or the D-Bus session
-            # bus's): a declared hole of the landlock level, reported, not asserted.
+            # bus's), refused by the connect policy; one in the project stays reachable.
             sock_path = os.path.join(other, "host.sock")
-            pl = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
-            pl.bind(sock_path)
-            os.chmod(sock_path, 0o777)
-            pl.listen(64)
-            path_listeners.append(pl)
+            for path in (sock_path, os.path.join(proj, "project.sock")):
+                pl = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+                pl.bind(path)
+                os.chmod(path, 0o777)
+                pl.listen(64)
+                path_listeners.append(pl)
             args = json.dumps(attack_args(home, proj, other, sleeper.pid, abstract_name, sock_path))
             probe = ["--", "python3", "-c", PROBE, args]
 
@@ -247,9 +250,8 @@ def main():
                 check(f"{tag}: /proc/sysrq-trigger and /proc/sys are not writable",
                       refused(res, "sysrq") and refused(res, "proc_sys_write"), res)
                 check(f"{tag}: no capability left, no_new_privs", no_caps(user, res), res)
-                got = res.get("unix_path_outside")
-                print(f"# {tag}: declared hole: a pathname unix socket of the host outside the project: "
-                      + ("connected" if got == 0 else f"refused (errno {got})"))
+                check(f"{tag}: without the connect policy (--allow-unfiltered-network) a host unix socket is "
+                      "reachable, as the dry run says", res.get("unix_path_outside") == 0, res)
 
                 # Edits off and shell off: the project is read-only, and only the command (and
                 # its interpreter) may be executed.
@@ -258,6 +260,9 @@ def main():
                 check(f"{tag}: edits off: runs", r.returncode == 0, f"rc={r.returncode} {r.stderr}")
                 check(f"{tag}: edits off: the project is read-only (EACCES)",
                       refused(res, "write_project", EACCES), res)
+                check(f"{tag}: the connect policy refuses a pathname unix socket of the host outside the "
+                      "project (EACCES)", refused(res, "unix_path_outside", EACCES), res)
+                check(f"{tag}: a unix socket in the project stays reachable", res.get("unix_path_inside") == 0, res)
                 check(f"{tag}: shell off: a program in the project is refused (EACCES)",
                       refused(res, "exec_project", EACCES), res)
 
@@ -283,7 +288,7 @@ def main():
                 out = r.stdout
                 check(f"{tag}: the dry run says landlock and what it does not enforce",
                       "level: landlock" in out and "not enforced: landlock level: masks do not apply" in out
-                      and ".git/hooks" in out and "pathname unix sockets" in out and "masked: /etc/shadow" in out,
+                      and ".git/hooks" in out and "unix sockets: only under" in out and "masked: /etc/shadow" in out,
                       out[:3000])
                 r = sandbox(user, mode, ["--require", "landlock", "--", "true"], proj, env)
                 check(f"{tag}: --require landlock runs", r.returncode == 0, f"rc={r.returncode} {r.stderr}")

@@ -89,6 +89,11 @@ struct ConnectPolicy {
   // the metadata floor (GCE's and AWS's resolvers are link-local addresses).
   std::vector<std::string> resolvers;
   std::string violation_log;  // a JSON line is appended for every denial; empty: no log file
+  // Without a mount namespace (soft and landlock levels) a unix socket path is the host's: only
+  // sockets under these directories may be reached (restrict_unix_paths), the others get EACCES
+  // (tmux, the session bus, ssh-agent, docker.sock would be ways out).
+  bool restrict_unix_paths = false;
+  std::vector<std::string> unix_path_allow;
 };
 
 // Limits enforced through a cgroup made for the sandbox (native mode): cgroup v2 where this
