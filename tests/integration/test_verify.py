@@ -91,8 +91,8 @@ def check_report(name, r, doc, level):
     fails = [x["id"] for x in rows if x["verdict"] in ("FAIL", "error")]
     check(f"{name}: exit 1 exactly when a row fails", r.returncode == (1 if fails else 0),
           f"rc={r.returncode} fails={fails} {r.stderr}")
-    if fails:
-        print(f"# {name}: rows that fail on this host: {fails}", flush=True)
+    check(f"{name}: no attack succeeded where the level protects (verify exits 0)", not fails and r.returncode == 0,
+          f"rc={r.returncode} failing rows: {fails}")
     for x in rows:
         a = attacks[x["id"]]
         promised = level in a["protects"]
