@@ -18,7 +18,9 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
+#include <cstdlib>
 #include <cstring>
 #include <ctime>
 #include <deque>
@@ -115,6 +117,12 @@ base::Result<std::unique_ptr<MaskWatch>> MaskWatch::start(const spec::LateMasks&
   w->userns_ = std::move(userns);
   w->mntns_ = std::move(mntns);
   for (const auto& m : masks.already) w->covered_.insert(m);
+  // inotify watches count against the user's fs.inotify.max_user_watches, which editors and
+  // file watchers need too: at most a quarter of it.
+  if (auto t = base::read_file("/proc/sys/fs/inotify/max_user_watches")) {
+    std::size_t limit = std::strtoull(t->c_str(), nullptr, 10);
+    if (limit > 0) w->budget_ = std::min(kMaxWatched, limit / 4);
+  }
   w->inotify_.reset(::inotify_init1(IN_CLOEXEC | IN_NONBLOCK));
   if (!w->inotify_.valid()) return base::errno_error("masks for names created later: inotify_init1");
   w->stop_.reset(::eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK));
@@ -147,9 +155,9 @@ void MaskWatch::watch_tree(const std::string& rel, bool list_matches) {
   while (!todo.empty()) {
     std::string cur = std::move(todo.front());
     todo.pop_front();
-    if (dirs_.size() >= kMaxWatched) {
+    if (dirs_.size() >= budget_) {
       if (!budget_reported_)
-        base::log::debug("masks for names created later: more than " + std::to_string(kMaxWatched) +
+        base::log::debug("masks for names created later: more than " + std::to_string(budget_) +
                          " directories; the deeper ones are not watched");
       budget_reported_ = true;
       return;

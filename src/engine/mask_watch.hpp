@@ -7,7 +7,7 @@
 //
 // Limits, stated where they are reported: a process inside that opens the name in the
 // milliseconds between its creation and the cover keeps what it opened; past kMaxWatched
-// directories the deeper ones are not watched.
+// directories (or a quarter of fs.inotify.max_user_watches) the deeper ones are not watched.
 #pragma once
 
 #include <sys/types.h>
@@ -52,6 +52,7 @@ class MaskWatch {
   base::UniqueFd stop_;
   std::map<int, std::string> dirs_;  // watch descriptor -> directory relative to host_dir
   std::set<std::string> covered_;
+  std::size_t budget_ = kMaxWatched;
   bool budget_reported_ = false;
   pid_t helper_ = -1;
   base::UniqueFd helper_sock_;
