@@ -10,6 +10,7 @@ cases for these options also live in test_compat_filesystem.py.)"""
 import os
 import secrets
 import sys
+import time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from compat import CompatSuite, expand, minimal, probe  # noqa: E402
@@ -126,9 +127,13 @@ for label, extra in (("", []), ("-pidns", ["--unshare-pid"]), ("-userns", ["--un
 # usual scratch places, no descriptor of the launcher's processes.
 
 SCAN_DIRS = ("/tmp", "/var/tmp", "/dev/shm", "/run")
+STARTED = time.time()
 
 
-def host_files_with(token, limit_files=20000):
+def host_files_with(token, limit_files=400000):
+    """Regular files in the host's temporary places holding the token. Only files changed since
+    this program started can hold it (it is random), so only those are read; the walk itself is
+    bounded (a shared /tmp can hold build trees)."""
     found, seen = [], 0
     needle = token.encode()
     for top in SCAN_DIRS:
@@ -141,6 +146,8 @@ def host_files_with(token, limit_files=20000):
                 try:
                     st = os.lstat(p)
                     if not os.path.stat.S_ISREG(st.st_mode) or st.st_size > (1 << 20):
+                        continue
+                    if max(st.st_mtime, st.st_ctime) < STARTED - 2:
                         continue
                     with open(p, "rb") as fh:
                         if needle in fh.read(1 << 20):

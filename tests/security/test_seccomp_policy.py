@@ -59,7 +59,9 @@ CONSTS = {
     "AF_VSOCK": 40, "AF_KCM": 41, "AF_QIPCRTR": 42, "AF_SMC": 43, "AF_XDP": 44, "AF_MCTP": 45,
     "AF_MAX": 46,
     "SOCK_STREAM": 1, "SOCK_DGRAM": 2, "SOCK_RAW": 3, "SOCK_SEQPACKET": 5,
-    "NETLINK_ROUTE": 0,
+    "NETLINK_ROUTE": 0, "NETLINK_SOCK_DIAG": 4, "NETLINK_KOBJECT_UEVENT": 15, "NETLINK_GENERIC": 16,
+    "IPPROTO_IP": 0, "IPPROTO_ICMP": 1, "IPPROTO_TCP": 6, "IPPROTO_UDP": 17, "IPPROTO_ICMPV6": 58,
+    "IPPROTO_SCTP": 132, "IPPROTO_UDPLITE": 136, "IPPROTO_MPTCP": 262,
     # terminal and file ioctls
     "TCGETS": 0x5401, "TCSETS": 0x5402, "TIOCSCTTY": 0x540E, "TIOCGPGRP": 0x540F,
     "TIOCSPGRP": 0x5410, "TIOCSTI": 0x5412, "TIOCGWINSZ": 0x5413, "TIOCSWINSZ": 0x5414,
@@ -120,7 +122,18 @@ COND_ARGS = {
                 ["AF_NETLINK", "SOCK_RAW", "NETLINK_ROUTE"], ["AF_INET", "SOCK_DGRAM"],
                 ["AF_VSOCK", "SOCK_STREAM"], ["AF_PACKET", "SOCK_RAW"], ["AF_PACKET", "SOCK_DGRAM"],
                 ["AF_ALG", "SOCK_SEQPACKET"], ["AF_XDP", "SOCK_RAW"], ["AF_BLUETOOTH", "SOCK_RAW"],
-                ["AF_NETLINK", "SOCK_DGRAM"]]
+                ["AF_NETLINK", "SOCK_DGRAM"],
+                # protocols, by number (try_syscall knows few names): TCP 6, UDP 17, ping 1/58 and
+                # MPTCP 262 allowed; UDP-Lite 136 and SCTP 132 refused; netlink sock_diag 4 and
+                # uevent 15 allowed, generic 16 refused
+                ["AF_INET", "SOCK_STREAM", "6"], ["AF_INET6", "SOCK_STREAM", "6"],
+                ["AF_INET", "SOCK_DGRAM", "17"], ["AF_INET6", "SOCK_DGRAM", "17"],
+                ["AF_INET", "SOCK_DGRAM", "1"], ["AF_INET6", "SOCK_DGRAM", "58"],
+                ["AF_INET", "SOCK_STREAM", "262"], ["AF_INET6", "SOCK_STREAM", "262"],
+                ["AF_INET", "SOCK_DGRAM", "136"], ["AF_INET6", "SOCK_DGRAM", "136"],
+                ["AF_INET", "SOCK_STREAM", "132"],
+                ["AF_NETLINK", "SOCK_RAW", "4"], ["AF_NETLINK", "SOCK_RAW", "15"],
+                ["AF_NETLINK", "SOCK_RAW", "16"]]
                + [[f] for f in FAMILIES] + [[str(n)] for n in (47, 63, 255, 0x7fffffff)]),
     "socketpair": ([["AF_UNIX"], ["AF_UNIX", "SOCK_DGRAM"], ["AF_INET"], ["AF_INET6"],
                     ["AF_NETLINK", "SOCK_RAW"], ["AF_TIPC", "SOCK_SEQPACKET"]]

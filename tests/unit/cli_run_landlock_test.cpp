@@ -105,10 +105,14 @@ TEST_CASE("run: a host without user namespaces but with Landlock runs the landlo
   }
   CHECK(has_note(*plan, "landlock level: masks do not apply"));
   CHECK(has_note(*plan, ".git/hooks"));
-  CHECK(has_note(*plan, "pathname unix sockets"));
+  CHECK(!has_note(*plan, "pathname unix sockets"));  // the connect policy limits them (below)
   CHECK(!has_note(*plan, "signal scoping"));  // ABI 7 scopes signals and abstract sockets
   CHECK(plan->level_summary.find("project masks") != std::string::npos);
   CHECK(plan->spec.supervision.connect.enabled);  // network off: the connect policy refuses all
+  CHECK(plan->spec.supervision.connect.restrict_unix_paths);
+  CHECK(std::find(plan->spec.supervision.connect.unix_path_allow.begin(),
+                  plan->spec.supervision.connect.unix_path_allow.end(),
+                  plan->project) != plan->spec.supervision.connect.unix_path_allow.end());
   CHECK(plan->spec.supervision.connect.deny == std::vector<std::string>{"*"});
 }
 
