@@ -6,10 +6,11 @@
 
 #include <algorithm>
 
-#include "json_reader.hpp"
+#include "ringfence/base/json.hpp"
 #include "ringfence/verify/verify.hpp"
 
 namespace rf::verify {
+namespace json = base::json;
 namespace {
 
 // Where an attack runs when the list does not say: the catalog's network rows.

@@ -10,13 +10,14 @@
 #include <cstdlib>
 #include <fstream>
 
-#include "json_reader.hpp"
+#include "ringfence/base/json.hpp"
 #include "process.hpp"
 #include "ringfence/cli/native.hpp"
 #include "ringfence/verify/verify.hpp"
 #include "workspace.hpp"
 
 using namespace rf::verify;
+namespace json = rf::base::json;
 using Words = std::vector<std::string>;
 
 namespace {

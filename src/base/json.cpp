@@ -1,11 +1,11 @@
 // SPDX-License-Identifier: LGPL-2.1-or-later
 // The JSON reader (RFC 8259 values; \u escapes decoded to UTF-8, surrogate pairs joined).
-#include "json_reader.hpp"
+#include "ringfence/base/json.hpp"
 
 #include <cerrno>
 #include <cstdlib>
 
-namespace rf::verify::json {
+namespace rf::base::json {
 namespace {
 
 constexpr int kMaxDepth = 16;
@@ -224,4 +224,4 @@ double Value::num(std::string_view key, double fallback) const {
 
 base::Result<Value> parse(std::string_view text) { return Parser(text).document(); }
 
-}  // namespace rf::verify::json
+}  // namespace rf::base::json

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: LGPL-2.1-or-later
-// A small JSON reader for what verify reads back: the attack program's result lines and the
-// network fixture's log. Bounded in depth; numbers are doubles; objects keep their key order.
+// A small JSON reader for the project's own JSON (the probe cache, the attack program's result
+// lines, the network fixture's log): bounded depth, numbers as doubles, objects in key order,
+// strict about control characters and surrogates.
 #pragma once
 
 #include <string>
@@ -10,7 +11,7 @@
 
 #include "ringfence/base/result.hpp"
 
-namespace rf::verify::json {
+namespace rf::base::json {
 
 struct Value {
   enum class Type { Null, Bool, Number, String, Array, Object } type = Type::Null;
@@ -30,4 +31,4 @@ struct Value {
 
 base::Result<Value> parse(std::string_view text);
 
-}  // namespace rf::verify::json
+}  // namespace rf::base::json
