@@ -272,6 +272,22 @@ void restrict_unix_paths(RunPlan& plan) {
   cp.unix_path_allow = {plan.project, "/run/systemd/resolve", "/run/nscd", "/var/run/nscd"};
 }
 
+// The soft and landlock levels have no network namespace: "on" is the connect policy with the
+// user's rules, "off" the connect policy refusing every inet destination (loopback included: the
+// host's local services are not the sandbox's) and abstract sockets; unix paths limited either way.
+void add_network_without_namespace(RunPlan& plan, const RunOptions& opts, const std::string& where) {
+  if (plan.settings.network) {
+    add_connect_policy(plan, opts);
+  } else {
+    add_connect_policy(plan, RunOptions{});
+    plan.spec.supervision.connect.allow.clear();
+    plan.spec.supervision.connect.deny = {"*"};
+    plan.notes.push_back("network off " + where + ": enforced by the connect policy (every inet connection and "
+                         "addressed send refused, loopback included), not by a network namespace");
+  }
+  restrict_unix_paths(plan);
+}
+
 Status build_soft_jail(RunPlan& plan, const RunOptions& opts, const presets::AgentProfile& agent) {
   plan.spec.soft_jail = true;
   plan.soft_agent_dirs.clear();
@@ -281,18 +297,7 @@ Status build_soft_jail(RunPlan& plan, const RunOptions& opts, const presets::Age
   plan.notes.push_back("soft jail: files outside the project are NOT protected (reads by absolute path, writes "
                        "anywhere the user may write), nor are other processes of the user");
   plan.notes.push_back("soft jail: the project is not write-protected and masks do not apply");
-  if (plan.settings.network) {
-    add_connect_policy(plan, opts);
-  } else {
-    // No network namespace here: "off" is the connect policy refusing every inet destination
-    // (loopback included: the host's local services are not the sandbox's) and abstract sockets.
-    add_connect_policy(plan, RunOptions{});
-    plan.spec.supervision.connect.allow.clear();
-    plan.spec.supervision.connect.deny = {"*"};
-    plan.notes.push_back("network off in the soft jail: enforced by the connect policy (every inet connection and "
-                         "addressed send refused, loopback included), not by a network namespace");
-  }
-  restrict_unix_paths(plan);
+  add_network_without_namespace(plan, opts, "in the soft jail");
   return {};
 }
 
@@ -301,16 +306,7 @@ Status build_soft_jail(RunPlan& plan, const RunOptions& opts, const presets::Age
 Status build_landlock_jail(RunPlan& plan, const RunOptions& opts, const presets::AgentProfile& agent, int abi) {
   plan.soft_agent_dirs.clear();
   RF_TRY(add_landlock_jail(plan, opts, agent, abi));
-  if (plan.settings.network) {
-    add_connect_policy(plan, opts);
-  } else {
-    add_connect_policy(plan, RunOptions{});
-    plan.spec.supervision.connect.allow.clear();
-    plan.spec.supervision.connect.deny = {"*"};
-    plan.notes.push_back("network off at the landlock level: enforced by the connect policy (every inet connection "
-                         "and addressed send refused, loopback included), not by a network namespace");
-  }
-  restrict_unix_paths(plan);
+  add_network_without_namespace(plan, opts, "at the landlock level");
   return {};
 }
 
