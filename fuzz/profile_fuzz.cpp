@@ -22,7 +22,8 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
     if (!rf::presets::check_mask_pattern(m)) std::abort();
   for (const auto* list : {&p->bind, &p->ro_bind})
     for (const auto& b : *list)
-      if (b.source.empty() || b.dest.empty() || (b.source[0] != '/' && b.source.rfind("~/", 0) != 0)) std::abort();
+      if (b.source.empty() || b.dest.empty() || (b.source[0] != '/' && b.source.rfind("~/", 0) != 0))
+        std::abort();
   for (const auto& [k, v] : p->env_set)
     if (k == "HOME" || !rf::presets::valid_env_name(k)) std::abort();
   return 0;

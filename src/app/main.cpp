@@ -42,17 +42,12 @@ int run_bwrap_mode(std::string_view argv0, const std::vector<std::string>& args)
     return kExitSetupError;
   }
   switch (parsed.action) {
-    case rf::cli::BwrapParse::Action::Help:
-      print_to(stdout, rf::cli::bwrap_usage(argv0));
-      return 0;
-    case rf::cli::BwrapParse::Action::Version:
-      print_to(stdout, rf::cli::bwrap_version_line());
-      return 0;
+    case rf::cli::BwrapParse::Action::Help: print_to(stdout, rf::cli::bwrap_usage(argv0)); return 0;
+    case rf::cli::BwrapParse::Action::Version: print_to(stdout, rf::cli::bwrap_version_line()); return 0;
     case rf::cli::BwrapParse::Action::Usage:
       print_to(stderr, rf::cli::bwrap_usage(argv0));
       return kExitSetupError;
-    case rf::cli::BwrapParse::Action::Run:
-      break;
+    case rf::cli::BwrapParse::Action::Run: break;
   }
   auto r = rf::engine::launch(parsed.spec);
   if (!r) {
@@ -75,10 +70,13 @@ int run_native_run(const rf::cli::RunOptions& opts) {
   const rf::probe::Report probe = rf::probe::host_report(true);
   rf::cli::HostFacts host;
   host.landlock_abi = probe.landlock_abi;
-  host.level_network_on = static_cast<rf::presets::Level>(rf::probe::reachable(probe, rf::probe::Level::Kernel, false));
-  host.level_network_off = static_cast<rf::presets::Level>(rf::probe::reachable(probe, rf::probe::Level::Kernel, true));
+  host.level_network_on =
+      static_cast<rf::presets::Level>(rf::probe::reachable(probe, rf::probe::Level::Kernel, false));
+  host.level_network_off =
+      static_cast<rf::presets::Level>(rf::probe::reachable(probe, rf::probe::Level::Kernel, true));
   host.why_not_kernel = probe.level_reason;
-  for (const auto& c : rf::engine::cgroup_support().controllers) host.cgroup.push_back({c.name, c.usable, c.detail});
+  for (const auto& c : rf::engine::cgroup_support().controllers)
+    host.cgroup.push_back({c.name, c.usable, c.detail});
   auto plan = rf::cli::plan_run(opts, host);
   if (!plan) {
     log::error(plan.error().describe());
@@ -94,9 +92,10 @@ int run_native_run(const rf::cli::RunOptions& opts) {
                std::string(rf::presets::level_name(*plan->required)) + " is required");
     return rf::cli::kExitBelowLevel;
   }
-  const std::string unenforced = !plan->level_summary.empty() ? " (" + plan->level_summary + "; see --dry-run)"
-                                 : plan->notes.empty()        ? std::string()
-                                                              : " (see --dry-run: not everything is enforced)";
+  const std::string unenforced = !plan->level_summary.empty()
+                                     ? " (" + plan->level_summary + "; see --dry-run)"
+                                 : plan->notes.empty() ? std::string()
+                                                       : " (see --dry-run: not everything is enforced)";
   log::info(std::string("level ") + std::string(rf::presets::level_name(plan->level)) + ", preset " +
             opts.preset.value_or("balanced") + ", network " + (plan->settings.network ? "on" : "off") +
             ", seccomp " + plan->settings.seccomp + unenforced);
@@ -198,7 +197,8 @@ int run_native(const std::vector<std::string>& args) {
 }
 
 bool is_native_command(const std::string& a) {
-  return a == "run" || a == "policy" || a == "preset" || a == "doctor" || a == "verify" || a == "--help" || a == "-h" || a == "--help-all";
+  return a == "run" || a == "policy" || a == "preset" || a == "doctor" || a == "verify" || a == "--help" ||
+         a == "-h" || a == "--help-all";
 }
 
 int run(int argc, char** argv) {

@@ -81,7 +81,8 @@ bool pattern_applies(std::string_view pattern, std::string_view relpath, bool is
     // Every component but the last is a directory.
     bool dir = i + 1 < parts.size() || is_dir;
     if (dir_only && !dir) continue;
-    if (pattern_matches(pattern, anchored ? std::string_view(prefix) : std::string_view(parts[i]))) return true;
+    if (pattern_matches(pattern, anchored ? std::string_view(prefix) : std::string_view(parts[i])))
+      return true;
   }
   return false;
 }

@@ -29,7 +29,8 @@ base::Status check_word_cap(const ParseState& st) {
 // Queued --overlay-src layers are checked after every option but --overlay-src itself (so after
 // --perms and --size too), and once more when the options end (see run_parser).
 base::Status check_modifiers_consumed(const ParseState& st, const OptionDef& opt) {
-  if (!opt.modifier && st.next_perms) return fail("--perms must be followed by an option that creates a file");
+  if (!opt.modifier && st.next_perms)
+    return fail("--perms must be followed by an option that creates a file");
   if (!opt.modifier && st.next_size) return fail("--size must be followed by --tmpfs");
   if (!st.next_layers.empty() && opt.name != "--overlay-src") return fail(std::string(kOverlaySrcUnconsumed));
   return {};

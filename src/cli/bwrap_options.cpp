@@ -220,7 +220,9 @@ Status on_overlay_src(ParseState& st, const OptionDef&, Values v) {
 // layers here, after the arity check (the parser loop did that) and before anything else.
 Status on_overlay(ParseState& st, const OptionDef& opt, Values v) {
   std::string_view n = opt.name;
-  OpKind kind = n == "--overlay" ? OpKind::Overlay : n == "--tmp-overlay" ? OpKind::TmpOverlay : OpKind::RoOverlay;
+  OpKind kind = n == "--overlay"       ? OpKind::Overlay
+                : n == "--tmp-overlay" ? OpKind::TmpOverlay
+                                       : OpKind::RoOverlay;
   const std::size_t needed = kind == OpKind::RoOverlay ? 2 : 1;
   if (st.next_layers.size() < needed)
     return fail(std::string(n) + (needed == 2 ? " requires at least two --overlay-src"
@@ -327,7 +329,9 @@ Status on_argv0(ParseState& st, const OptionDef&, Values v) {
 
 // SELinux labels need libselinux's context handling, which ringfence does not carry: it answers
 // as a bwrap built without SELinux support does (Debian's 0.8.0 among them), at parse time.
-Status on_label(ParseState&, const OptionDef&, Values) { return fail("labeling not supported on this system"); }
+Status on_label(ParseState&, const OptionDef&, Values) {
+  return fail("labeling not supported on this system");
+}
 
 using spec::Namespaces;
 using spec::Spec;
@@ -353,8 +357,10 @@ constexpr OptionDef kOptions[] = {
     {"--unshare-cgroup", "", "Use a new cgroup namespace", set_ns<&Namespaces::cgroup>},
     {"--unshare-cgroup-try", "", "Use a new cgroup namespace where the kernel has them",
      set_ns<&Namespaces::cgroup_try>},
-    {"--userns", "FD", "Enter the user namespace FD instead of creating one", set_single_fd<&spec::Spec::userns_fd>},
-    {"--userns2", "FD", "Switch to the user namespace FD once setup is done", set_single_fd<&Spec::userns2_fd>},
+    {"--userns", "FD", "Enter the user namespace FD instead of creating one",
+     set_single_fd<&spec::Spec::userns_fd>},
+    {"--userns2", "FD", "Switch to the user namespace FD once setup is done",
+     set_single_fd<&Spec::userns2_fd>},
     {"--disable-userns", "", "Stop the sandbox from creating more user namespaces",
      set_flag<&Spec::disable_userns>},
     {"--assert-userns-disabled", "", "Fail unless new user namespaces are already impossible",

@@ -41,7 +41,8 @@ struct ParseState {
 // bwrap's text when queued --overlay-src layers are not taken by the very next option (or are
 // left over when the options end).
 inline constexpr std::string_view kOverlaySrcUnconsumed =
-    "--overlay-src must be followed by another --overlay-src or one of --overlay, --tmp-overlay, or --ro-overlay";
+    "--overlay-src must be followed by another --overlay-src or one of --overlay, --tmp-overlay, or "
+    "--ro-overlay";
 
 using Values = std::span<const std::string>;
 struct OptionDef;

@@ -58,7 +58,8 @@ std::string elf_interpreter(const std::string& file) {
     if (::pread(fd.get(), &ph, sizeof ph, at) != static_cast<ssize_t>(sizeof ph)) return {};
     if (ph.p_type != PT_INTERP || ph.p_filesz == 0 || ph.p_filesz > PATH_MAX) continue;
     std::string interp(ph.p_filesz, '\0');
-    if (::pread(fd.get(), interp.data(), interp.size(), static_cast<off_t>(ph.p_offset)) != static_cast<ssize_t>(interp.size()))
+    if (::pread(fd.get(), interp.data(), interp.size(), static_cast<off_t>(ph.p_offset)) !=
+        static_cast<ssize_t>(interp.size()))
       return {};
     interp.resize(std::strlen(interp.c_str()));
     return interp;

@@ -11,6 +11,7 @@
 namespace rf::cli {
 
 // Real paths, the program first. `path_env` is the PATH the sandbox will have.
-base::Result<std::vector<std::string>> executables_for(const std::string& command, const std::string& path_env);
+base::Result<std::vector<std::string>> executables_for(const std::string& command,
+                                                       const std::string& path_env);
 
 }  // namespace rf::cli

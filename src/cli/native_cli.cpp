@@ -58,7 +58,8 @@ CLI::Option* opt(CLI::App* app, const std::string& name, std::optional<T>& dest,
 void add_verify(CLI::App& app, NativeCommand& out) {
   auto* verify = app.add_subcommand("verify", "Attack a real sandbox on this host and report what held");
   auto& v = out.verify;
-  opt(verify, "--preset", v.preset, "The preset to attack: trusted | balanced (default) | hardened | read-only");
+  opt(verify, "--preset", v.preset,
+      "The preset to attack: trusted | balanced (default) | hardened | read-only");
   opt(verify, "--level", v.level, "Attack the sandbox at this level or lower: kernel | landlock | soft");
   opt(verify, "--attack-program", v.attack_program, "The rf-attack program (default: the installed one)")
       ->type_name("PATH");
@@ -69,13 +70,15 @@ void add_verify(CLI::App& app, NativeCommand& out) {
     if (l && *l != "kernel" && *l != "landlock" && *l != "soft")
       throw CLI::ValidationError("--level", "expected kernel, landlock or soft, got '" + *l + "'");
     if (const auto& p = out.verify.preset; p)
-      if (auto known = presets::preset_by_name(*p); !known) throw CLI::ValidationError("--preset", known.error().message());
+      if (auto known = presets::preset_by_name(*p); !known)
+        throw CLI::ValidationError("--preset", known.error().message());
   });
 }
 
 template <typename T>
 CLI::Option* opt(CLI::App* app, const std::string& name, std::optional<T>& dest, const std::string& help) {
-  return app->add_option_function<T>(name, [&dest](const T& v) { dest = v; }, help);
+  return app->add_option_function<T>(
+      name, [&dest](const T& v) { dest = v; }, help);
 }
 
 void add_run(CLI::App& app, NativeCommand& out) {
@@ -89,10 +92,12 @@ void add_run(CLI::App& app, NativeCommand& out) {
   opt(run, "--edits", r.edits, "off: the project is read-only")->type_name(kOnOff);
   opt(run, "--shell", r.shell, "off: only COMMAND (and its interpreter) may be executed")->type_name(kOnOff);
   opt(run, "--web-search", r.web_search, "Recorded for the host; web search runs outside")->type_name(kOnOff);
-  opt(run, "--fs-jail", r.fs_jail, "off: no filesystem jail (env scrub and HOME redirect only)")->type_name(kOnOff);
+  opt(run, "--fs-jail", r.fs_jail, "off: no filesystem jail (env scrub and HOME redirect only)")
+      ->type_name(kOnOff);
   run->add_option("--bind", r.binds, "Bind SRC (at DST) read-write; repeatable")->type_name("SRC[:DST]");
   run->add_option("--ro-bind", r.ro_binds, "Bind SRC (at DST) read-only; repeatable")->type_name("SRC[:DST]");
-  run->add_option("--mask", r.masks, "Hide PATH or GLOB inside the project; repeatable")->type_name("PATH|GLOB");
+  run->add_option("--mask", r.masks, "Hide PATH or GLOB inside the project; repeatable")
+      ->type_name("PATH|GLOB");
   run->add_option("--env", r.env, "Pass K from the host, or set K=V; repeatable")->type_name("K[=V]");
   opt(run, "--timeout", r.timeout, "Kill the whole sandbox after SECONDS")->type_name("SECONDS");
   opt(run, "--limit", r.limits, "memory=SIZE,pids=N,nofile=N,cpu=N")->type_name("LIMITS");
@@ -105,8 +110,10 @@ void add_run(CLI::App& app, NativeCommand& out) {
   opt(run, "--level", r.level, "Run at this level or lower, never higher: kernel | landlock | soft");
   run->add_flag("--allow-unsandboxed", r.allow_unsandboxed, "Run even when no protection is possible");
   run->add_flag("--new-session", r.new_session, "Start COMMAND in a new session (setsid)");
-  run->add_option("--allow-net", r.allow_net, "Network on: allow connections to RULE; repeatable")->type_name("RULE");
-  run->add_option("--deny-net", r.deny_net, "Network on: deny connections to RULE; repeatable")->type_name("RULE");
+  run->add_option("--allow-net", r.allow_net, "Network on: allow connections to RULE; repeatable")
+      ->type_name("RULE");
+  run->add_option("--deny-net", r.deny_net, "Network on: deny connections to RULE; repeatable")
+      ->type_name("RULE");
   run->add_flag("--allow-unfiltered-network", r.allow_unfiltered_network,
                 "Network on without the connect policy (where the kernel cannot enforce it)");
   // Everything from the first word that is not an option on belongs to COMMAND.
@@ -114,16 +121,19 @@ void add_run(CLI::App& app, NativeCommand& out) {
   run->callback([&out, run] {
     out.kind = NativeCommand::Kind::Run;
     out.run.command = run->remaining();
-    if (!out.run.command.empty() && out.run.command.front() == "--") out.run.command.erase(out.run.command.begin());
+    if (!out.run.command.empty() && out.run.command.front() == "--")
+      out.run.command.erase(out.run.command.begin());
   });
 }
 
 void check_run(const RunOptions& r) {
-  if (r.command.empty()) throw CLI::ValidationError("run", "COMMAND is missing (ringfence run [OPTIONS] -- COMMAND [ARGS...])");
+  if (r.command.empty())
+    throw CLI::ValidationError("run", "COMMAND is missing (ringfence run [OPTIONS] -- COMMAND [ARGS...])");
   for (const auto* v : {&r.network, &r.edits, &r.shell, &r.web_search, &r.fs_jail})
     if (*v && **v != "on" && **v != "off")
       throw CLI::ValidationError("run", "expected on or off, got '" + **v + "'");
-  if (r.timeout && !(*r.timeout > 0)) throw CLI::ValidationError("--timeout", "must be a positive number of seconds");
+  if (r.timeout && !(*r.timeout > 0))
+    throw CLI::ValidationError("--timeout", "must be a positive number of seconds");
   if (r.require && *r.require != "kernel" && *r.require != "landlock" && *r.require != "soft")
     throw CLI::ValidationError("--require", "expected kernel, landlock or soft, got '" + *r.require + "'");
   if (r.level && *r.level != "kernel" && *r.level != "landlock" && *r.level != "soft")
@@ -157,7 +167,8 @@ base::Result<NativeCommand> parse_native(const std::vector<std::string>& args) {
     app.parse(rev);
     if (out.kind == NativeCommand::Kind::Run && !command.empty()) {
       if (!out.run.command.empty())
-        throw CLI::ValidationError("run", "COMMAND given both before and after --: " + out.run.command.front());
+        throw CLI::ValidationError("run",
+                                   "COMMAND given both before and after --: " + out.run.command.front());
       out.run.command = command;
     }
     if (out.kind == NativeCommand::Kind::Run) check_run(out.run);

@@ -30,7 +30,8 @@ base::Status write_output(const std::string& path, const std::string& bytes) {
   if (path == "-") return base::write_all(STDOUT_FILENO, bytes);
   base::UniqueFd fd(::open(path.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644));
   if (!fd.valid()) return base::errno_error("cannot create " + path);
-  if (auto w = base::write_all(fd.get(), bytes); !w) return base::Error(w.error().code(), "cannot write " + path);
+  if (auto w = base::write_all(fd.get(), bytes); !w)
+    return base::Error(w.error().code(), "cannot write " + path);
   return {};
 }
 
@@ -57,8 +58,9 @@ int run_policy_command(const PolicyCommand& cmd) {
       if (!programs) return fail(programs.error());
       std::size_t insns = 0;
       for (const auto& prog : *programs) insns += prog.bytes.size() / 8;
-      out(p.origin + ": ok (" + std::to_string(p.rules.size()) + " rules, " + std::to_string(programs->size()) +
-          " program" + (programs->size() == 1 ? "" : "s") + ", " + std::to_string(insns) + " instructions)\n");
+      out(p.origin + ": ok (" + std::to_string(p.rules.size()) + " rules, " +
+          std::to_string(programs->size()) + " program" + (programs->size() == 1 ? "" : "s") + ", " +
+          std::to_string(insns) + " instructions)\n");
       return 0;
     }
     case Op::Show: {

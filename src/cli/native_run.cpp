@@ -16,13 +16,13 @@
 #include <climits>
 #include <cstdlib>
 
+#include "exec_resolve.hpp"
 #include "ringfence/base/paths.hpp"
 #include "ringfence/base/sys.hpp"
 #include "ringfence/cli/profile_file.hpp"
-#include "ringfence/spec/describe.hpp"
 #include "ringfence/policy/merge.hpp"
 #include "ringfence/policy/policy.hpp"
-#include "exec_resolve.hpp"
+#include "ringfence/spec/describe.hpp"
 #include "run_fs.hpp"
 #include "run_landlock.hpp"
 
@@ -79,9 +79,11 @@ Status add_seccomp(RunPlan& plan, const std::string& name) {
   auto loaded = policy::load(name);
   if (!loaded) return Error(loaded.error().code(), "seccomp policy: " + loaded.error().message());
   auto programs = policy::compile(*loaded);
-  if (!programs) return Error(programs.error().code(), "seccomp policy " + name + ": " + programs.error().message());
+  if (!programs)
+    return Error(programs.error().code(), "seccomp policy " + name + ": " + programs.error().message());
   auto merged = policy::merge_programs(*programs);
-  if (!merged) return Error(merged.error().code(), "seccomp policy " + name + ": " + merged.error().message());
+  if (!merged)
+    return Error(merged.error().code(), "seccomp policy " + name + ": " + merged.error().message());
   plan.spec.seccomp.push_back({merged->bytes});
   return {};
 }
@@ -134,8 +136,10 @@ void add_limits(RunPlan& plan, const HostFacts& host) {
     } else {
       add(RLIMIT_NPROC, l.pids);
       plan.limits.push_back("pids: RLIMIT_NPROC");
-      plan.notes.push_back("pids limit: applied as RLIMIT_NPROC, which counts every process of the user, not the "
-                           "sandbox's (" + why_not("pids") + ")");
+      plan.notes.push_back(
+          "pids limit: applied as RLIMIT_NPROC, which counts every process of the user, not the "
+          "sandbox's (" +
+          why_not("pids") + ")");
     }
   }
 }
@@ -151,7 +155,8 @@ std::vector<std::string> nameservers_in(std::string_view resolv_conf) {
     std::string_view line = resolv_conf.substr(pos, end - pos);
     pos = end + 1;
     constexpr std::string_view kKey = "nameserver";
-    if (line.substr(0, kKey.size()) != kKey || line.size() == kKey.size() || (line[kKey.size()] != ' ' && line[kKey.size()] != '\t'))
+    if (line.substr(0, kKey.size()) != kKey || line.size() == kKey.size() ||
+        (line[kKey.size()] != ' ' && line[kKey.size()] != '\t'))
       continue;
     line.remove_prefix(kKey.size());
     while (!line.empty() && (line.front() == ' ' || line.front() == '\t')) line.remove_prefix(1);
@@ -176,8 +181,9 @@ std::string default_violation_log() {
 // rules). --allow-unfiltered-network runs without it, and says so.
 void add_connect_policy(RunPlan& plan, const RunOptions& opts) {
   if (opts.allow_unfiltered_network) {
-    plan.notes.push_back("network on: the connect policy (metadata floor, rules) is not enforced "
-                         "(--allow-unfiltered-network)");
+    plan.notes.push_back(
+        "network on: the connect policy (metadata floor, rules) is not enforced "
+        "(--allow-unfiltered-network)");
     return;
   }
   spec::ConnectPolicy& cp = plan.spec.supervision.connect;
@@ -210,7 +216,8 @@ Status build_kernel_jail(RunPlan& plan, const RunOptions& opts, const presets::A
 Status restrict_shell(RunPlan& plan, const HostFacts& host) {
   if (plan.settings.shell) return {};
   if (host.landlock_abi < 1) {
-    plan.notes.push_back("shell off: not enforced (this kernel has no Landlock): any program may be executed");
+    plan.notes.push_back(
+        "shell off: not enforced (this kernel has no Landlock): any program may be executed");
     return {};
   }
   std::string path = "/usr/local/bin:/usr/bin:/bin";
@@ -264,8 +271,9 @@ RunOptions with_profile(RunOptions o, const Profile& p, const std::string& home)
 void restrict_unix_paths(RunPlan& plan) {
   spec::ConnectPolicy& cp = plan.spec.supervision.connect;
   if (!cp.enabled) {
-    plan.notes.push_back("unix sockets: every host socket path is reachable (tmux, the session bus, ssh-agent, "
-                         "docker.sock): the connect policy is off");
+    plan.notes.push_back(
+        "unix sockets: every host socket path is reachable (tmux, the session bus, ssh-agent, "
+        "docker.sock): the connect policy is off");
     return;
   }
   cp.restrict_unix_paths = true;
@@ -282,7 +290,8 @@ void add_network_without_namespace(RunPlan& plan, const RunOptions& opts, const 
     add_connect_policy(plan, RunOptions{});
     plan.spec.supervision.connect.allow.clear();
     plan.spec.supervision.connect.deny = {"*"};
-    plan.notes.push_back("network off " + where + ": enforced by the connect policy (every inet connection and "
+    plan.notes.push_back("network off " + where +
+                         ": enforced by the connect policy (every inet connection and "
                          "addressed send refused, loopback included), not by a network namespace");
   }
   restrict_unix_paths(plan);
@@ -294,8 +303,9 @@ Status build_soft_jail(RunPlan& plan, const RunOptions& opts, const presets::Age
   if (!opts.binds.empty() || !opts.ro_binds.empty())
     plan.notes.push_back("--bind/--ro-bind: ignored in the soft jail (every path is reachable anyway)");
   RF_TRY(add_soft_home(plan, agent));
-  plan.notes.push_back("soft jail: files outside the project are NOT protected (reads by absolute path, writes "
-                       "anywhere the user may write), nor are other processes of the user");
+  plan.notes.push_back(
+      "soft jail: files outside the project are NOT protected (reads by absolute path, writes "
+      "anywhere the user may write), nor are other processes of the user");
   plan.notes.push_back("soft jail: the project is not write-protected and masks do not apply");
   add_network_without_namespace(plan, opts, "in the soft jail");
   return {};
@@ -303,7 +313,8 @@ Status build_soft_jail(RunPlan& plan, const RunOptions& opts, const presets::Age
 
 // No namespaces, as the soft jail, but a Landlock ruleset confines the files (run_landlock.cpp);
 // the network as in the soft jail: the connect policy, which refuses everything when "off".
-Status build_landlock_jail(RunPlan& plan, const RunOptions& opts, const presets::AgentProfile& agent, int abi) {
+Status build_landlock_jail(RunPlan& plan, const RunOptions& opts, const presets::AgentProfile& agent,
+                           int abi) {
   plan.soft_agent_dirs.clear();
   RF_TRY(add_landlock_jail(plan, opts, agent, abi));
   add_network_without_namespace(plan, opts, "at the landlock level");
@@ -353,7 +364,8 @@ Result<RunPlan> plan_run(const RunOptions& given, const HostFacts& host) {
   plan.home_inside = home_of_caller();
   // The level: what the preset aims at (--level may lower it, never raise it), as far as this
   // host goes: the kernel jail, else the Landlock jail (no user namespaces), else the soft jail.
-  presets::Level aim = plan.settings.fs_jail == presets::Level::Kernel ? presets::Level::Kernel : presets::Level::Soft;
+  presets::Level aim =
+      plan.settings.fs_jail == presets::Level::Kernel ? presets::Level::Kernel : presets::Level::Soft;
   if (opts.level) {
     auto forced = presets::level_by_name(*opts.level);
     if (!forced) return Error(0, "--level: " + forced.error().message());
@@ -366,8 +378,9 @@ Result<RunPlan> plan_run(const RunOptions& given, const HostFacts& host) {
   if (host_level == presets::Level::Landlock && host.landlock_abi < 1) host_level = presets::Level::Soft;
   plan.level = std::min(aim, host_level);
   if (plan.level < aim) {
-    plan.notes.push_back("this host cannot run the " + std::string(presets::level_name(aim)) + " jail: " +
-                         (host.why_not_kernel.empty() ? std::string("see `ringfence doctor`") : host.why_not_kernel));
+    plan.notes.push_back(
+        "this host cannot run the " + std::string(presets::level_name(aim)) + " jail: " +
+        (host.why_not_kernel.empty() ? std::string("see `ringfence doctor`") : host.why_not_kernel));
     plan.level_reason = host.why_not_kernel;
   }
 
@@ -384,12 +397,14 @@ Result<RunPlan> plan_run(const RunOptions& given, const HostFacts& host) {
     RF_TRY(build_kernel_jail(plan, opts, *agent));
   } else if (plan.level == presets::Level::Landlock) {
     RF_TRY(build_landlock_jail(plan, opts, *agent, host.landlock_abi));
-    plan.level_summary = "not enforced at this level: project masks, read-only .git/hooks, "
-                         "hiding other processes";
+    plan.level_summary =
+        "not enforced at this level: project masks, read-only .git/hooks, "
+        "hiding other processes";
     if (host.landlock_abi < 6) plan.level_summary += ", signal and abstract-socket scoping";
   } else {
     RF_TRY(build_soft_jail(plan, opts, *agent));
-    plan.level_summary = "not enforced at this level: files outside the project, masks, other processes of the user";
+    plan.level_summary =
+        "not enforced at this level: files outside the project, masks, other processes of the user";
   }
 
   std::vector<std::string> host_env;
@@ -419,12 +434,16 @@ std::string describe_plan(const RunPlan& plan) {
   line("agent: " + plan.agent);
   line("project: " + plan.project + (plan.settings.project_writable ? " (read-write)" : " (read-only)"));
   // Without a mount namespace HOME is the throwaway directory's own path, made at the start.
-  line("home: " + (plan.spec.soft_jail ? std::string("a new directory under $XDG_RUNTIME_DIR/ringfence or /tmp/ringfence-UID")
-                                       : plan.home_inside) +
+  line("home: " +
+       (plan.spec.soft_jail
+            ? std::string("a new directory under $XDG_RUNTIME_DIR/ringfence or /tmp/ringfence-UID")
+            : plan.home_inside) +
        " (a throwaway directory" + (plan.settings.keep_home ? ", kept)" : ", removed at exit)"));
-  line("network: " + std::string(plan.settings.network ? "on"
-                                 : plan.spec.soft_jail ? "off (the connect policy refuses every inet connection, loopback included)"
-                                                       : "off (loopback only)"));
+  line("network: " +
+       std::string(plan.settings.network ? "on"
+                   : plan.spec.soft_jail
+                       ? "off (the connect policy refuses every inet connection, loopback included)"
+                       : "off (loopback only)"));
   if (const auto& cp = plan.spec.supervision.connect; cp.enabled) {
     line("connect policy: metadata floor always denied; " + std::to_string(cp.allow.size()) + " allow, " +
          std::to_string(cp.deny.size()) + " deny rules");
@@ -434,7 +453,8 @@ std::string describe_plan(const RunPlan& plan) {
     if (cp.restrict_unix_paths) {
       std::string dirs;
       for (const auto& d : cp.unix_path_allow) dirs += (dirs.empty() ? "" : ", ") + d;
-      line("  unix sockets: only under " + dirs + " (and the throwaway HOME and TMPDIR); any other path: EACCES");
+      line("  unix sockets: only under " + dirs +
+           " (and the throwaway HOME and TMPDIR); any other path: EACCES");
     }
     line("violation log: " + cp.violation_log);
   }
@@ -447,7 +467,9 @@ std::string describe_plan(const RunPlan& plan) {
   for (const auto& f : plan.exec_allowed) line("may execute: " + f);
   for (const auto& n : plan.notes) line("not enforced: " + n);
   if (plan.spec.landlock) {
-    line("landlock rules (all else refused; also the throwaway HOME and a private TMPDIR, read-write-execute):");
+    line(
+        "landlock rules (all else refused; also the throwaway HOME and a private TMPDIR, "
+        "read-write-execute):");
     for (const auto& r : plan.spec.landlock_rules) {
       using R = spec::Spec::FsRule;
       std::string rights;

@@ -10,8 +10,8 @@
 #define TOML_ASSERT(expr) static_cast<void>(0)
 // Its "unreachable" points can be reached by some non-ASCII input (fuzz_profile again): a defined
 // abort instead of undefined behaviour. The text check in parse_profile keeps most such input away.
-#include <cstdlib>
 #include <toml++/impl/preprocessor.h>
+#include <cstdlib>
 #undef TOML_UNREACHABLE
 #define TOML_UNREACHABLE std::abort()
 #include <fcntl.h>
@@ -357,11 +357,14 @@ std::optional<base::Error> not_for_toml(std::string_view text, std::string_view 
   int line = 1, col = 1;
   bool escaped = false;  // the previous character of a basic string was a backslash
   auto fail = [&](const std::string& what) {
-    return base::make_error(std::string(origin) + ":" + std::to_string(line) + ":" + std::to_string(col) + ": " + what);
+    return base::make_error(std::string(origin) + ":" + std::to_string(line) + ":" + std::to_string(col) +
+                            ": " + what);
   };
   for (std::size_t i = 0; i < text.size(); ++i) {
     const auto c = static_cast<unsigned char>(text[i]);
-    bool control = c < 0x20 ? !(c == '\t' || c == '\n' || (c == '\r' && i + 1 < text.size() && text[i + 1] == '\n')) : c == 0x7f;
+    bool control =
+        c < 0x20 ? !(c == '\t' || c == '\n' || (c == '\r' && i + 1 < text.size() && text[i + 1] == '\n'))
+                 : c == 0x7f;
     if (control) {
       char hex[8];
       std::snprintf(hex, sizeof hex, "0x%02x", c);
@@ -371,26 +374,52 @@ std::optional<base::Error> not_for_toml(std::string_view text, std::string_view 
     switch (in) {
       case In::Code:
         if (c >= 0x80) return fail("non-ASCII text is only allowed in strings and comments");
-        if (c == '#') in = In::Comment;
-        else if (rest.substr(0, 3) == "\"\"\"") { in = In::MultiBasic; i += 2; col += 2; }
-        else if (rest.substr(0, 3) == "'''") { in = In::MultiLiteral; i += 2; col += 2; }
-        else if (c == '"') in = In::Basic;
-        else if (c == '\'') in = In::Literal;
+        if (c == '#')
+          in = In::Comment;
+        else if (rest.substr(0, 3) == "\"\"\"") {
+          in = In::MultiBasic;
+          i += 2;
+          col += 2;
+        } else if (rest.substr(0, 3) == "'''") {
+          in = In::MultiLiteral;
+          i += 2;
+          col += 2;
+        } else if (c == '"')
+          in = In::Basic;
+        else if (c == '\'')
+          in = In::Literal;
         break;
-      case In::Comment: if (c == '\n') in = In::Code; break;
+      case In::Comment:
+        if (c == '\n') in = In::Code;
+        break;
       case In::Basic:
-        if (escaped) escaped = false;
-        else if (c == '\\') escaped = true;
-        else if (c == '"' || c == '\n') in = In::Code;
+        if (escaped)
+          escaped = false;
+        else if (c == '\\')
+          escaped = true;
+        else if (c == '"' || c == '\n')
+          in = In::Code;
         break;
-      case In::Literal: if (c == '\'' || c == '\n') in = In::Code; break;
+      case In::Literal:
+        if (c == '\'' || c == '\n') in = In::Code;
+        break;
       case In::MultiBasic:
-        if (escaped) escaped = false;
-        else if (c == '\\') escaped = true;
-        else if (rest.substr(0, 3) == "\"\"\"") { in = In::Code; i += 2; col += 2; }
+        if (escaped)
+          escaped = false;
+        else if (c == '\\')
+          escaped = true;
+        else if (rest.substr(0, 3) == "\"\"\"") {
+          in = In::Code;
+          i += 2;
+          col += 2;
+        }
         break;
       case In::MultiLiteral:
-        if (rest.substr(0, 3) == "'''") { in = In::Code; i += 2; col += 2; }
+        if (rest.substr(0, 3) == "'''") {
+          in = In::Code;
+          i += 2;
+          col += 2;
+        }
         break;
     }
     if (i < text.size() && text[i] == '\n') {

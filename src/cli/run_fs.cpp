@@ -10,9 +10,9 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <climits>
-#include <algorithm>
 #include <cstdlib>
 
 #include "ringfence/base/paths.hpp"
@@ -272,8 +272,10 @@ Status add_soft_home(RunPlan& plan, const presets::AgentProfile& agent) {
     } else {
       // A private copy, never written back (agents replace such files, and the host's next
       // session trusts what is in them).
-      if (c.transfer == presets::Transfer::Copy) plan.copies.push_back({host, c.path, false});
-      else if (c.path.find('/') == std::string::npos) plan.soft_agent_dirs.push_back(c.path);
+      if (c.transfer == presets::Transfer::Copy)
+        plan.copies.push_back({host, c.path, false});
+      else if (c.path.find('/') == std::string::npos)
+        plan.soft_agent_dirs.push_back(c.path);
     }
   }
   return {};
@@ -315,7 +317,8 @@ Status add_project_masks(RunPlan& plan, const RunOptions& opts) {
   std::vector<std::string> patterns;
   for (const auto& m : presets::default_project_masks()) patterns.push_back(m.pattern);
   for (const auto& m : opts.masks) {
-    if (auto c = presets::check_mask_pattern(m); !c) return Error(0, "--mask " + m + ": " + c.error().message());
+    if (auto c = presets::check_mask_pattern(m); !c)
+      return Error(0, "--mask " + m + ": " + c.error().message());
     patterns.push_back(m);
   }
   int budget = kMaxScan;
@@ -330,9 +333,11 @@ Status add_project_masks(RunPlan& plan, const RunOptions& opts) {
   late.sandbox_dirs = {plan.project};
   if (opts.workspace) late.sandbox_dirs.push_back("/workspace");
   for (const auto& m : plan.masked)
-    if (base::is_under(m, plan.project) && m != plan.project) late.already.push_back(m.substr(plan.project.size() + 1));
-  plan.notes.push_back("masks: a name created after the start is hidden within milliseconds (inotify); a process "
-                       "that opens it in that moment keeps what it opened");
+    if (base::is_under(m, plan.project) && m != plan.project)
+      late.already.push_back(m.substr(plan.project.size() + 1));
+  plan.notes.push_back(
+      "masks: a name created after the start is hidden within milliseconds (inotify); a process "
+      "that opens it in that moment keeps what it opened");
   return {};
 }
 
@@ -366,8 +371,8 @@ Status prepare_home(RunPlan& plan) {
   }
   for (const auto& c : plan.copies) {
     std::string to = plan.home_host + "/" + c.inside;
-    for (std::string dir = base::parent(to); dir.size() > plan.home_host.size() && ::access(dir.c_str(), F_OK) != 0;
-         dir = base::parent(dir))
+    for (std::string dir = base::parent(to);
+         dir.size() > plan.home_host.size() && ::access(dir.c_str(), F_OK) != 0; dir = base::parent(dir))
       ::mkdir(dir.c_str(), 0700);  // single level in practice: agent files sit at the top
     RF_TRY(copy_file(c.host, to, 0600));
   }
@@ -375,7 +380,7 @@ Status prepare_home(RunPlan& plan) {
 }
 
 Status finish_home(const RunPlan& plan) {
-  if (struct stat st {}; !plan.tmp_host.empty() && ::lstat(plan.tmp_host.c_str(), &st) == 0)
+  if (struct stat st{}; !plan.tmp_host.empty() && ::lstat(plan.tmp_host.c_str(), &st) == 0)
     remove_tree_at(AT_FDCWD, plan.tmp_host.c_str(), st.st_dev);  // the landlock level's TMPDIR
   if (plan.home_host.empty()) return {};
   Status result;
@@ -390,7 +395,8 @@ Status finish_home(const RunPlan& plan) {
   }
   if (!plan.settings.keep_home) {
     struct stat st {};
-    if (::lstat(plan.home_host.c_str(), &st) == 0) remove_tree_at(AT_FDCWD, plan.home_host.c_str(), st.st_dev);
+    if (::lstat(plan.home_host.c_str(), &st) == 0)
+      remove_tree_at(AT_FDCWD, plan.home_host.c_str(), st.st_dev);
   }
   return result;
 }

@@ -69,7 +69,8 @@ std::vector<pid_t> members(const std::string& dir) {
   if (!t) return out;
   for (auto line : split(*t, '\n')) {
     pid_t p = 0;
-    if (std::from_chars(line.data(), line.data() + line.size(), p).ec == std::errc() && p > 0) out.push_back(p);
+    if (std::from_chars(line.data(), line.data() + line.size(), p).ec == std::errc() && p > 0)
+      out.push_back(p);
   }
   return out;
 }
@@ -114,7 +115,8 @@ Placement place_controller(const std::vector<CgroupHome>& homes, std::string_vie
     }
     if (has_token(delegated, controller, ' ')) return {2, h.dir, false, ""};
     auto procs = members(h.dir);
-    if (procs.size() == 1 && procs.front() == ::getpid() && ::access((h.dir + "/cgroup.subtree_control").c_str(), W_OK) == 0)
+    if (procs.size() == 1 && procs.front() == ::getpid() &&
+        ::access((h.dir + "/cgroup.subtree_control").c_str(), W_OK) == 0)
       return {2, h.dir, true, ""};
     reasons = "cgroup v2 group " + h.dir + " does not delegate " + std::string(controller) +
               " (cgroup.subtree_control) and holds other processes; run ringfence in a delegated group, e.g. "
@@ -124,8 +126,8 @@ Placement place_controller(const std::vector<CgroupHome>& homes, std::string_vie
   for (const auto& h : homes) {
     if (h.version != 1 || h.controller != controller) continue;
     if (writable_dir(h.dir)) return {1, h.dir, false, ""};
-    std::string why = "cgroup v1 " + std::string(controller) + " group " + h.dir + " is not writable by uid " +
-                      std::to_string(::getuid());
+    std::string why = "cgroup v1 " + std::string(controller) + " group " + h.dir +
+                      " is not writable by uid " + std::to_string(::getuid());
     reasons = reasons.empty() ? why : reasons + "; " + why;
   }
   if (reasons.empty()) reasons = "no cgroup hierarchy offers the " + std::string(controller) + " controller";
@@ -169,7 +171,8 @@ Result<std::vector<CgroupHome>> locate_cgroups(std::string_view proc_cgroup, std
     if (line.empty()) continue;
     auto c1 = line.find(':');
     auto c2 = c1 == std::string_view::npos ? c1 : line.find(':', c1 + 1);
-    if (c2 == std::string_view::npos) return Error(EINVAL, "/proc/self/cgroup: bad line '" + std::string(line) + "'");
+    if (c2 == std::string_view::npos)
+      return Error(EINVAL, "/proc/self/cgroup: bad line '" + std::string(line) + "'");
     std::string_view id = line.substr(0, c1);
     std::string_view names = line.substr(c1 + 1, c2 - c1 - 1);
     std::string path(line.substr(c2 + 1));
@@ -236,8 +239,10 @@ Result<std::unique_ptr<SandboxCgroup>> SandboxCgroup::create(const spec::CgroupL
   for (const auto& w : wants) {
     if (!w.on) continue;
     Placement p = place_controller(homes, w.controller);
-    if (p.version == 0) return Error(EPERM, std::string("--limit ") + w.controller + ": not enforceable here: " + p.why_not);
-    auto it = std::find_if(parents.begin(), parents.end(), [&p](const auto& e) { return e.first.parent == p.parent; });
+    if (p.version == 0)
+      return Error(EPERM, std::string("--limit ") + w.controller + ": not enforceable here: " + p.why_not);
+    auto it = std::find_if(parents.begin(), parents.end(),
+                           [&p](const auto& e) { return e.first.parent == p.parent; });
     if (it == parents.end()) {
       parents.push_back({p, {w.controller}});
     } else {
@@ -261,7 +266,8 @@ Result<std::unique_ptr<SandboxCgroup>> SandboxCgroup::create(const spec::CgroupL
       if (!enable.empty()) RF_TRY(write_to(p.parent + "/cgroup.subtree_control", enable));
     }
     RF_TRY_ASSIGN(dir, make_group(p.parent));
-    cg->groups_.push_back({p.version, dir, std::find(controllers.begin(), controllers.end(), "memory") != controllers.end()});
+    cg->groups_.push_back(
+        {p.version, dir, std::find(controllers.begin(), controllers.end(), "memory") != controllers.end()});
     const bool v2 = p.version == 2;
     for (const auto& c : controllers) {
       if (c == "memory") {
@@ -334,7 +340,8 @@ Status SandboxCgroup::finish() {
 
 Status join_cgroups_in_child(const std::vector<int>& procs_fds) {
   for (int fd : procs_fds) {
-    if (::write(fd, "0", 1) != 1) return base::errno_error("cgroup limits: cannot move the command into its cgroup");
+    if (::write(fd, "0", 1) != 1)
+      return base::errno_error("cgroup limits: cannot move the command into its cgroup");
     ::close(fd);
   }
   return {};

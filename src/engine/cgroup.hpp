@@ -31,10 +31,11 @@ struct CgroupHome {
 // Pure: the v2 group (version 2, controller "") and each v1 controller's group, from the text of
 // /proc/self/cgroup and /proc/self/mountinfo. A hierarchy that is not mounted, or whose mount
 // root does not contain our path (another cgroup namespace), is left out.
-base::Result<std::vector<CgroupHome>> locate_cgroups(std::string_view proc_cgroup, std::string_view mountinfo);
+base::Result<std::vector<CgroupHome>> locate_cgroups(std::string_view proc_cgroup,
+                                                     std::string_view mountinfo);
 
 class SandboxCgroup {
- public:
+public:
   // Creates the group(s) and writes the limits; an Error names the file and the errno text.
   // Nothing is left behind on failure.
   static base::Result<std::unique_ptr<SandboxCgroup>> create(const spec::CgroupLimits& limits);
@@ -52,7 +53,7 @@ class SandboxCgroup {
   // groups removed. Safe to call twice; the destructor calls it.
   base::Status finish();
 
- private:
+private:
   SandboxCgroup() = default;
   struct Group {
     int version = 0;

@@ -85,8 +85,7 @@ void run_child(const ChildContext& ctx) {
       if (fd) ::close(*fd);
     char b;
     ssize_t n;
-    while ((n = ::read(ctx.go_fd, &b, 1)) < 0 && errno == EINTR) {
-    }
+    while ((n = ::read(ctx.go_fd, &b, 1)) < 0 && errno == EINTR) {}
     if (n != 1) _exit(1);  // the launcher failed (and reports) or is gone
     ::close(ctx.go_fd);
   }
@@ -117,7 +116,8 @@ void run_child(const ChildContext& ctx) {
   check(Stage::PivotRoot, finish_root_in_child());
   // 6. Hostname: the UTS namespace is ours; needs CAP_SYS_ADMIN, so before the drop.
   if (spec.hostname && ::sethostname(spec.hostname->data(), spec.hostname->size()) != 0)
-    report_and_exit_in_child(out, Stage::Hostname, base::errno_error("Can't set hostname to " + *spec.hostname));
+    report_and_exit_in_child(out, Stage::Hostname,
+                             base::errno_error("Can't set hostname to " + *spec.hostname));
   // 6a. --userns2: a namespace prepared by the caller (typically nested in --userns), entered
   //     once the root and hostname are done: our capabilities there do not reach those.
   if (spec.userns2_fd && ::setns(*spec.userns2_fd, CLONE_NEWUSER) != 0)
@@ -130,7 +130,8 @@ void run_child(const ChildContext& ctx) {
     check(Stage::IdMaps, enter_nested_userns_in_child(ctx, host_proc.get()));
     host_proc.reset();
   }
-  if (spec.disable_userns || spec.assert_userns_disabled) check(Stage::IdMaps, check_userns_disabled_in_child());
+  if (spec.disable_userns || spec.assert_userns_disabled)
+    check(Stage::IdMaps, check_userns_disabled_in_child());
   // 6c. In a joined user namespace (--userns) the ids are switched, not mapped.
   if (spec.userns_fd) check(Stage::IdMaps, switch_ids_in_child(ctx));
   // 7. Capabilities: bounding, then effective/permitted/inheritable, then ambient.
@@ -140,8 +141,7 @@ void run_child(const ChildContext& ctx) {
   // 7b. --block-fd: everything is set up but nothing runs yet.
   if (spec.block_fd) {
     char b;
-    while (::read(*spec.block_fd, &b, 1) < 0 && errno == EINTR) {
-    }
+    while (::read(*spec.block_fd, &b, 1) < 0 && errno == EINTR) {}
     ::close(*spec.block_fd);
   }
   // 8. Working directory (bwrap's fallback chain) and PWD.

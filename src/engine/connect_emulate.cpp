@@ -45,7 +45,7 @@
 namespace rf::engine {
 namespace {
 
-constexpr std::size_t kMaxData = 1u << 20;     // per call; more is a short write (streams) or EMSGSIZE
+constexpr std::size_t kMaxData = 1u << 20;      // per call; more is a short write (streams) or EMSGSIZE
 constexpr std::size_t kMaxControl = 64 * 1024;  // the kernel's optmem limit is far lower
 constexpr std::size_t kMaxIov = 1024;           // UIO_MAXIOV
 // Anything that keeps the supervisor from checking a call fails it: closed, never open.
@@ -66,16 +66,20 @@ struct Target {
   base::UniqueFd pidfd;
 
   [[nodiscard]] bool valid() const { return sup.still_valid(n.id); }
-  [[nodiscard]] std::string proc(const char* what) const { return "/proc/" + std::to_string(n.pid) + "/" + what; }
+  [[nodiscard]] std::string proc(const char* what) const {
+    return "/proc/" + std::to_string(n.pid) + "/" + what;
+  }
 
   bool read(std::uint64_t addr, void* out, std::size_t len) const {
     if (len == 0) return true;
     iovec local{out, len}, remote{reinterpret_cast<void*>(addr), len};
-    return ::process_vm_readv(static_cast<pid_t>(n.pid), &local, 1, &remote, 1, 0) == static_cast<ssize_t>(len);
+    return ::process_vm_readv(static_cast<pid_t>(n.pid), &local, 1, &remote, 1, 0) ==
+           static_cast<ssize_t>(len);
   }
   bool write(std::uint64_t addr, const void* in, std::size_t len) const {
     iovec local{const_cast<void*>(in), len}, remote{reinterpret_cast<void*>(addr), len};
-    return ::process_vm_writev(static_cast<pid_t>(n.pid), &local, 1, &remote, 1, 0) == static_cast<ssize_t>(len);
+    return ::process_vm_writev(static_cast<pid_t>(n.pid), &local, 1, &remote, 1, 0) ==
+           static_cast<ssize_t>(len);
   }
   bool leader_pidfd = false;  // no thread pidfds (before Linux 6.9): a pidfd of the leader
 
@@ -101,10 +105,11 @@ struct Target {
       // The leader's fd table is the thread's unless the thread unshared it (CLONE_FILES off,
       // unshare(CLONE_FILES)): then the object taken must be the one the thread names, or the
       // call fails. (Checked and used is still the same object, the duplicate.)
-      struct stat mine {}, theirs {};
+      struct stat mine {
+      }, theirs{};
       const std::string link = proc("fd/") + std::to_string(fd);
-      if (::fstat(out.get(), &mine) != 0 || ::stat(link.c_str(), &theirs) != 0 || mine.st_dev != theirs.st_dev ||
-          mine.st_ino != theirs.st_ino)
+      if (::fstat(out.get(), &mine) != 0 || ::stat(link.c_str(), &theirs) != 0 ||
+          mine.st_dev != theirs.st_dev || mine.st_ino != theirs.st_ino)
         return kFailClosed;
     }
     return 0;
@@ -129,7 +134,8 @@ struct Target {
     }
     if (const char* p = field("\nGroups:")) {
       char* end = nullptr;
-      for (unsigned long g = std::strtoul(p, &end, 10); end != p && *p != '\n'; g = std::strtoul(p, &end, 10)) {
+      for (unsigned long g = std::strtoul(p, &end, 10); end != p && *p != '\n';
+           g = std::strtoul(p, &end, 10)) {
         c.groups.push_back(static_cast<gid_t>(g));
         p = end;
       }
@@ -167,7 +173,8 @@ struct Name {
     return size ? reinterpret_cast<const sockaddr*>(bytes.data()) : nullptr;
   }
   [[nodiscard]] socklen_t len() const {
-    if (pinned.valid()) return static_cast<socklen_t>(offsetof(sockaddr_un, sun_path) + std::strlen(pinned_name.sun_path) + 1);
+    if (pinned.valid())
+      return static_cast<socklen_t>(offsetof(sockaddr_un, sun_path) + std::strlen(pinned_name.sun_path) + 1);
     return static_cast<socklen_t>(size);
   }
 };
@@ -209,20 +216,21 @@ int pin_unix_path(const Target& t, Name& name, const char* syscall_name) {
       net::Decision d;
       d.error = EACCES;
       d.rule = "unix socket outside the sandbox's directories (no mount namespace at this level)";
-      t.sup.log_violation(net::format_violation_json(std::chrono::system_clock::now(), static_cast<int>(t.n.pid),
-                                                     syscall_name, name.dest, d));
+      t.sup.log_violation(net::format_violation_json(std::chrono::system_clock::now(),
+                                                     static_cast<int>(t.n.pid), syscall_name, name.dest, d));
       return EACCES;
     }
   }
   name.pinned_name.sun_family = AF_UNIX;
-  std::snprintf(name.pinned_name.sun_path, sizeof name.pinned_name.sun_path, "/proc/self/fd/%d", name.pinned.get());
+  std::snprintf(name.pinned_name.sun_path, sizeof name.pinned_name.sun_path, "/proc/self/fd/%d",
+                name.pinned.get());
   return 0;
 }
 
 // Copy the name, decode and decide. 0 when allowed (with an AF_UNIX path pinned), else the
 // errno for the target; a denial is logged.
-int check_name(Target& t, const net::SocketInfo& si, net::Call call, int flags, std::uint64_t addr, int length,
-               Name& name, const char* syscall_name) {
+int check_name(Target& t, const net::SocketInfo& si, net::Call call, int flags, std::uint64_t addr,
+               int length, Name& name, const char* syscall_name) {
   name.size = net::name_copy_size(call, addr != 0, length);
   if (!t.read(addr, name.bytes.data(), name.size)) return EFAULT;
   name.raw = {call, flags, addr != 0, length, std::span<const std::uint8_t>(name.bytes.data(), name.size)};
@@ -236,18 +244,20 @@ int check_name(Target& t, const net::SocketInfo& si, net::Call call, int flags, 
     d = net::decide(t.sup.policy(), *dest);
   }
   if (d.verdict == net::Verdict::Deny) {
-    t.sup.log_violation(net::format_violation_json(std::chrono::system_clock::now(), static_cast<int>(t.n.pid),
-                                                   syscall_name, *dest, d));
+    t.sup.log_violation(net::format_violation_json(std::chrono::system_clock::now(),
+                                                   static_cast<int>(t.n.pid), syscall_name, *dest, d));
     return d.error ? d.error : ECONNREFUSED;
   }
-  if (dest->kind == net::DestinationKind::Unix && dest->unix_form == net::UnixForm::Path && !dest->unix_name.empty())
+  if (dest->kind == net::DestinationKind::Unix && dest->unix_form == net::UnixForm::Path &&
+      !dest->unix_name.empty())
     return pin_unix_path(t, name, syscall_name);
   return 0;
 }
 
 // The data of one send, copied: at most kMaxData bytes (a short write on a stream socket; a
 // larger datagram is refused with EMSGSIZE, as the kernel would refuse most of them).
-int copy_data(const Target& t, const net::SocketInfo& si, std::span<const iovec> user, std::vector<std::string>& bufs) {
+int copy_data(const Target& t, const net::SocketInfo& si, std::span<const iovec> user,
+              std::vector<std::string>& bufs) {
   std::size_t total = 0;
   for (const iovec& v : user) {
     std::size_t take = v.iov_len;
@@ -282,7 +292,8 @@ int copy_control(const Target& t, const msghdr& user, Message& m) {
   if (!user.msg_control || user.msg_controllen == 0) return 0;
   if (user.msg_controllen > kMaxControl) return ENOBUFS;
   m.control.assign(user.msg_controllen, '\0');
-  if (!t.read(reinterpret_cast<std::uint64_t>(user.msg_control), m.control.data(), m.control.size())) return EFAULT;
+  if (!t.read(reinterpret_cast<std::uint64_t>(user.msg_control), m.control.data(), m.control.size()))
+    return EFAULT;
   msghdr mh{};
   mh.msg_control = m.control.data();
   mh.msg_controllen = m.control.size();
@@ -305,13 +316,15 @@ int copy_control(const Target& t, const msghdr& user, Message& m) {
   return 0;
 }
 
-int prepare_message(Target& t, const net::SocketInfo& si, const msghdr& user, int flags, Message& m, const char* call) {
+int prepare_message(Target& t, const net::SocketInfo& si, const msghdr& user, int flags, Message& m,
+                    const char* call) {
   if (int e = check_name(t, si, net::Call::Sendmsg, flags, reinterpret_cast<std::uint64_t>(user.msg_name),
                          static_cast<int>(user.msg_namelen), m.name, call))
     return e;
   if (user.msg_iovlen > kMaxIov) return EMSGSIZE;
   std::vector<iovec> uiov(user.msg_iovlen);
-  if (!t.read(reinterpret_cast<std::uint64_t>(user.msg_iov), uiov.data(), uiov.size() * sizeof(iovec))) return EFAULT;
+  if (!t.read(reinterpret_cast<std::uint64_t>(user.msg_iov), uiov.data(), uiov.size() * sizeof(iovec)))
+    return EFAULT;
   if (int e = copy_data(t, si, uiov, m.bufs)) return e;
   return copy_control(t, user, m);
 }
@@ -344,18 +357,17 @@ struct PendingCall {
   bool blocking = false;  // the target's call would wait: no O_NONBLOCK on the socket, no MSG_DONTWAIT
   Name name;              // connect
   std::vector<std::unique_ptr<Message>> msgs;  // sends: one, or sendmmsg's entries
-  std::size_t next = 0;     // the message being sent
-  std::size_t offset = 0;   // bytes of it already sent (a stream socket takes part of a send)
-  std::int64_t sent = 0;    // sendmmsg: entries sent
-  std::int64_t bytes = 0;   // sendto/sendmsg: bytes sent
-  int stop_error = 0;       // sendmmsg: the entry after the prepared ones failed with this
-  bool started = false;     // connect: the receiving thread's try was interrupted
+  std::size_t next = 0;                        // the message being sent
+  std::size_t offset = 0;  // bytes of it already sent (a stream socket takes part of a send)
+  std::int64_t sent = 0;   // sendmmsg: entries sent
+  std::int64_t bytes = 0;  // sendto/sendmsg: bytes sent
+  int stop_error = 0;      // sendmmsg: the entry after the prepared ones failed with this
+  bool started = false;    // connect: the receiving thread's try was interrupted
 };
 
 void PendingCallDeleter::operator()(PendingCall* p) const { delete p; }
 
 std::uint64_t pending_id(const PendingCall& c) { return c.t.n.id; }
-
 
 namespace {
 
@@ -481,7 +493,8 @@ std::optional<Reply> prepare_sends(PendingCall& c) {
   if (err) return Reply{err, 0};
   if (c.nr == SYS_sendto) {
     auto m = std::make_unique<Message>();
-    if (int e = check_name(c.t, c.si, net::Call::Sendto, c.flags, a[4], static_cast<int>(a[5]), m->name, "sendto"))
+    if (int e = check_name(c.t, c.si, net::Call::Sendto, c.flags, a[4], static_cast<int>(a[5]), m->name,
+                           "sendto"))
       return Reply{e, 0};
     iovec user{reinterpret_cast<void*>(a[1]), static_cast<std::size_t>(a[2])};
     if (int e = copy_data(c.t, c.si, std::span<const iovec>(&user, 1), m->bufs)) return Reply{e, 0};

@@ -28,22 +28,43 @@ constexpr unsigned kMsgFastopen = 0x20000000u;  // MSG_FASTOPEN
 
 // A few labels and forward jumps are all this program needs.
 class Asm {
- public:
-  enum Label : int { X64, X32, Other, Sendto, SendtoAddrHi, Sendmsg, Sendmmsg, Notify, Fastopen, NoSys, Allow, kLabels };
-  void stmt(unsigned short code, unsigned k) { code_.push_back({code, 0, 0, k}); fix_.push_back({-1, -1}); }
+public:
+  enum Label : int {
+    X64,
+    X32,
+    Other,
+    Sendto,
+    SendtoAddrHi,
+    Sendmsg,
+    Sendmmsg,
+    Notify,
+    Fastopen,
+    NoSys,
+    Allow,
+    kLabels
+  };
+  void stmt(unsigned short code, unsigned k) {
+    code_.push_back({code, 0, 0, k});
+    fix_.push_back({-1, -1});
+  }
   // Conditional jump: to `t` when true, `f` when false (-1: the next instruction).
-  void jump(unsigned short code, unsigned k, int t, int f) { code_.push_back({code, 0, 0, k}); fix_.push_back({t, f}); }
+  void jump(unsigned short code, unsigned k, int t, int f) {
+    code_.push_back({code, 0, 0, k});
+    fix_.push_back({t, f});
+  }
   void label(Label l) { at_[l] = static_cast<int>(code_.size()); }
   std::string finish() {
     for (std::size_t i = 0; i < code_.size(); ++i) {
-      auto off = [&](int l) { return l < 0 ? 0 : static_cast<unsigned char>(at_[l] - static_cast<int>(i) - 1); };
+      auto off = [&](int l) {
+        return l < 0 ? 0 : static_cast<unsigned char>(at_[l] - static_cast<int>(i) - 1);
+      };
       code_[i].jt = off(fix_[i].first);
       code_[i].jf = off(fix_[i].second);
     }
     return std::string(reinterpret_cast<const char*>(code_.data()), code_.size() * sizeof(sock_filter));
   }
 
- private:
+private:
   std::vector<sock_filter> code_;
   std::vector<std::pair<int, int>> fix_;
   int at_[kLabels] = {};
@@ -56,7 +77,8 @@ constexpr unsigned arg_lo(int i) { return offsetof(seccomp_data, args) + 8u * st
 std::string connect_filter_program() {
   Asm a;
   const unsigned short ld = BPF_LD | BPF_W | BPF_ABS, jeq = BPF_JMP | BPF_JEQ | BPF_K,
-                       jset = BPF_JMP | BPF_JSET | BPF_K, jge = BPF_JMP | BPF_JGE | BPF_K, ret = BPF_RET | BPF_K;
+                       jset = BPF_JMP | BPF_JSET | BPF_K, jge = BPF_JMP | BPF_JGE | BPF_K,
+                       ret = BPF_RET | BPF_K;
   a.stmt(ld, offsetof(seccomp_data, arch));
   a.jump(jeq, AUDIT_ARCH_X86_64, -1, Asm::Other);
   a.stmt(ld, offsetof(seccomp_data, nr));
@@ -125,7 +147,8 @@ base::Status install_connect_filter_in_child(const ChildContext& ctx) {
   c->cmsg_len = CMSG_LEN(sizeof(int));
   int sfd = self.get();
   std::memcpy(CMSG_DATA(c), &sfd, sizeof sfd);
-  if (::sendmsg(sock, &mh, MSG_NOSIGNAL) != 1) return base::errno_error("connect policy: hand-off to the launcher");
+  if (::sendmsg(sock, &mh, MSG_NOSIGNAL) != 1)
+    return base::errno_error("connect policy: hand-off to the launcher");
   // 2. The filter. WAIT_KILLABLE_RECV (Linux 5.19): once the supervisor has the call, only a
   //    fatal signal interrupts it, so an emulated connect is not cut short by SIGCHLD & co.
   sock_fprog prog{};
@@ -137,8 +160,9 @@ base::Status install_connect_filter_in_child(const ChildContext& ctx) {
     listener = ::syscall(SYS_seccomp, SECCOMP_SET_MODE_FILTER, SECCOMP_FILTER_FLAG_NEW_LISTENER, &prog);
   if (listener < 0) {
     int err = errno;
-    const char* why = err == EBUSY ? "a filter with a listener is already installed (is ringfence itself supervised?)"
-                                   : "seccomp user notifications are unavailable on this kernel (Linux 5.0+)";
+    const char* why = err == EBUSY
+                          ? "a filter with a listener is already installed (is ringfence itself supervised?)"
+                          : "seccomp user notifications are unavailable on this kernel (Linux 5.0+)";
     return base::Error(err, std::string("the network connect policy cannot be enforced: ") + why +
                                 "; run with --network off, or --allow-unfiltered-network to run without it");
   }
@@ -149,8 +173,7 @@ base::Status install_connect_filter_in_child(const ChildContext& ctx) {
     return base::errno_error("connect policy: hand-off to the launcher");
   // 4. The launcher holds its copy once it answers; ours goes.
   ssize_t n;
-  while ((n = ::read(sock, &byte, 1)) < 0 && errno == EINTR) {
-  }
+  while ((n = ::read(sock, &byte, 1)) < 0 && errno == EINTR) {}
   if (n != 1) return base::Error(EPIPE, "connect policy: the launcher did not take the listener");
   return {};
 }

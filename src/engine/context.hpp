@@ -16,36 +16,36 @@ namespace rf::engine {
 
 struct ResolvedOp {
   spec::FsOp op;
-  std::string host_source;   // realpath of the source (binds), empty when skipped/not a bind
+  std::string host_source;  // realpath of the source (binds), empty when skipped/not a bind
   bool source_is_dir = false;
-  bool skip = false;         // -try op whose source is missing
-  std::string data;          // File/BindData: the fd's content, read by the launcher
-  dev_t source_dev = 0;      // --bind-fd: identity of the fd's object, checked after mounting
+  bool skip = false;     // -try op whose source is missing
+  std::string data;      // File/BindData: the fd's content, read by the launcher
+  dev_t source_dev = 0;  // --bind-fd: identity of the fd's object, checked after mounting
   ino_t source_ino = 0;
 };
 
 struct ChildContext {
   const spec::Spec* spec = nullptr;
-  spec::Namespaces ns;           // effective namespaces
+  spec::Namespaces ns;  // effective namespaces
   uid_t real_uid = 0, sandbox_uid = 0;
   gid_t real_gid = 0, sandbox_gid = 0;
-  bool privileged = false;       // caller is uid 0
+  bool privileged = false;  // caller is uid 0
   // bwrap's devpts arrangement, with --dev in a user namespace and sandbox ids other than 0:
   // the first user namespace maps uid/gid 0 (devpts wants them) and setup runs as 0; a nested
-  // one then maps the sandbox ids onto it. Also leaves the namespaces owned by a user namespace the command is
-  // not root in.
+  // one then maps the sandbox ids onto it. Also leaves the namespaces owned by a user namespace the command
+  // is not root in.
   bool nested_userns = false;
-  bool devpts_ids = false;       // the first user namespace maps 0 (see above)
-  bool parent_step = false;      // the child waits for the launcher at sync point 1
-  bool reaper = false;           // a pid-1 style reaper stays around the command
-  int go_fd = -1;                // sync point 1: one byte from the launcher (CLOEXEC)
-  std::uint64_t caller_caps = 0; // caller's effective capability set
+  bool devpts_ids = false;        // the first user namespace maps 0 (see above)
+  bool parent_step = false;       // the child waits for the launcher at sync point 1
+  bool reaper = false;            // a pid-1 style reaper stays around the command
+  int go_fd = -1;                 // sync point 1: one byte from the launcher (CLOEXEC)
+  std::uint64_t caller_caps = 0;  // caller's effective capability set
   std::vector<ResolvedOp> ops;
-  std::string old_cwd;           // caller's cwd, tried inside the sandbox
-  std::string home;              // HOME after env ops
-  std::vector<std::string> env;  // final environment (PWD added in the child)
+  std::string old_cwd;                  // caller's cwd, tried inside the sandbox
+  std::string home;                     // HOME after env ops
+  std::vector<std::string> env;         // final environment (PWD added in the child)
   std::vector<spec::BpfBytes> seccomp;  // the Spec's programs, then the --seccomp fd's
-  std::string console_tty;       // host tty for /dev/console when stdout is a terminal
+  std::string console_tty;              // host tty for /dev/console when stdout is a terminal
   mode_t umask = 022;
   int status_fd = -1;            // write end of the launcher's pipe (CLOEXEC)
   sigset_t sigmask{};            // the caller's signal mask, restored in the child when

@@ -3,10 +3,10 @@
 // read the status pipe and wait. The child writes its own id maps, so the parent never has to
 // hand off to it on the common path.
 #include <fcntl.h>
+#include <linux/nsfs.h>
 #include <linux/sched.h>
 #include <sched.h>
 #include <signal.h>
-#include <linux/nsfs.h>
 #include <sys/ioctl.h>
 #include <sys/prctl.h>
 #include <sys/signalfd.h>
@@ -23,9 +23,9 @@
 #include <cstring>
 #include <memory>
 
+#include "cgroup.hpp"
 #include "child.hpp"
 #include "context.hpp"
-#include "cgroup.hpp"
 #include "mask_watch.hpp"
 #include "monitor.hpp"
 #include "overlay.hpp"
@@ -60,7 +60,8 @@ std::vector<std::string> final_environment(const spec::Spec& spec) {
   std::vector<std::string> env;
   for (char** e = environ; e && *e; ++e) env.emplace_back(*e);
   auto erase = [&env](const std::string& name) {
-    std::erase_if(env, [&](const std::string& kv) { return kv.compare(0, name.size() + 1, name + "=") == 0; });
+    std::erase_if(env,
+                  [&](const std::string& kv) { return kv.compare(0, name.size() + 1, name + "=") == 0; });
   };
   for (const auto& op : spec.env_ops) {
     switch (op.kind) {
@@ -90,7 +91,8 @@ Status resolve_sources(const spec::Spec& spec, std::vector<ResolvedOp>& out) {
   for (const auto& op : spec.fs_ops) {
     ResolvedOp r;
     r.op = op;
-    bool is_bind = op.kind == spec::OpKind::Bind || op.kind == spec::OpKind::RoBind || op.kind == spec::OpKind::DevBind;
+    bool is_bind =
+        op.kind == spec::OpKind::Bind || op.kind == spec::OpKind::RoBind || op.kind == spec::OpKind::DevBind;
     if (is_bind && op.fd >= 0) {
       // --bind-fd: the fd is the source; its path is only for messages.
       char buf[PATH_MAX];
@@ -116,9 +118,11 @@ Status resolve_sources(const spec::Spec& spec, std::vector<ResolvedOp>& out) {
       r.host_source = buf;
       r.source_is_dir = S_ISDIR(st.st_mode);
     }
-    if (op.kind == spec::OpKind::Overlay || op.kind == spec::OpKind::TmpOverlay || op.kind == spec::OpKind::RoOverlay)
+    if (op.kind == spec::OpKind::Overlay || op.kind == spec::OpKind::TmpOverlay ||
+        op.kind == spec::OpKind::RoOverlay)
       RF_TRY(resolve_overlay_sources(r));
-    if (op.kind == spec::OpKind::File || op.kind == spec::OpKind::BindData || op.kind == spec::OpKind::RoBindData) {
+    if (op.kind == spec::OpKind::File || op.kind == spec::OpKind::BindData ||
+        op.kind == spec::OpKind::RoBindData) {
       // Read once here and closed, as bwrap consumes these fds; the child writes the copy.
       base::UniqueFd fd(op.fd);
       auto data = base::read_all(fd.get());
@@ -147,21 +151,26 @@ pid_t clone_into(unsigned long long flags) {
   args.flags = flags;
   args.exit_signal = SIGCHLD;
   long pid = syscall(SYS_clone3, &args, sizeof args);
-  if (pid < 0 && errno == ENOSYS) pid = syscall(SYS_clone, static_cast<unsigned long>(flags) | SIGCHLD, nullptr, nullptr, nullptr, nullptr);
+  if (pid < 0 && errno == ENOSYS)
+    pid = syscall(SYS_clone, static_cast<unsigned long>(flags) | SIGCHLD, nullptr, nullptr, nullptr, nullptr);
   return static_cast<pid_t>(pid);
 }
 
 Error clone_error(int err, const spec::Namespaces& ns, bool privileged) {
   if (err == EINVAL && ns.user)
-    return Error(0, "Creating new namespace failed, likely because the kernel does not support user namespaces.  "
-                    "bwrap must be installed setuid on such systems.");
+    return Error(
+        0,
+        "Creating new namespace failed, likely because the kernel does not support user namespaces.  "
+        "bwrap must be installed setuid on such systems.");
   if (err == EPERM && !privileged)
-    return Error(0, "No permissions to creating new namespace, likely because the kernel does not allow "
-                    "non-privileged user namespaces. See <https://deb.li/bubblewrap> or "
-                    "<file:///usr/share/doc/bubblewrap/README.Debian.gz>.");
+    return Error(0,
+                 "No permissions to creating new namespace, likely because the kernel does not allow "
+                 "non-privileged user namespaces. See <https://deb.li/bubblewrap> or "
+                 "<file:///usr/share/doc/bubblewrap/README.Debian.gz>.");
   if (err == ENOSPC)
-    return Error(0, "Creating new namespace failed: nesting depth or /proc/sys/user/max_*_namespaces exceeded "
-                    "(ENOSPC)");
+    return Error(0,
+                 "Creating new namespace failed: nesting depth or /proc/sys/user/max_*_namespaces exceeded "
+                 "(ENOSPC)");
   return Error(err, "Creating new namespace failed");
 }
 
@@ -180,8 +189,7 @@ Status parent_step(const spec::Spec& spec, const ChildContext& ctx, pid_t pid, i
   if (spec.userns_block_fd) {
     base::UniqueFd block(*spec.userns_block_fd);
     char b;
-    while (::read(block.get(), &b, 1) < 0 && errno == EINTR) {
-    }
+    while (::read(block.get(), &b, 1) < 0 && errno == EINTR) {}
   }
   if (auto w = base::write_all(go_fd, "g"); !w) return Error(w.error().code(), "Can't release the child");
   return {};
@@ -220,13 +228,14 @@ Result<Outcome> run_sandbox(const spec::Spec& spec) {
   // Setup runs as uid/gid 0 of the first user namespace when devpts needs them (bwrap's rule),
   // and a nested one maps the sandbox ids; --disable-userns nests too (to lock the limit).
   // (Not with --userns-block-fd: the outside tool's maps are final.)
-  ctx.devpts_ids = ctx.ns.user && has_dev && (ctx.sandbox_uid != 0 || ctx.sandbox_gid != 0) &&
-                   !spec.userns_block_fd;
+  ctx.devpts_ids =
+      ctx.ns.user && has_dev && (ctx.sandbox_uid != 0 || ctx.sandbox_gid != 0) && !spec.userns_block_fd;
   ctx.nested_userns = ctx.devpts_ids || spec.disable_userns;
   // (--pidns: the final process waits until the launcher has reaped the intermediates.)
   const bool want_late_masks = !spec.supervision.late_masks.patterns.empty() &&
                                !spec.supervision.late_masks.host_dir.empty() && ctx.ns.user;
-  ctx.parent_step = spec.info_fd || spec.json_status_fd || spec.userns_block_fd || spec.pidns_fd || want_late_masks;
+  ctx.parent_step =
+      spec.info_fd || spec.json_status_fd || spec.userns_block_fd || spec.pidns_fd || want_late_masks;
   ctx.reaper = !spec.as_pid_1 && (ctx.ns.pid || spec.sync_fd || !spec.lock_files.empty());
   ctx.env = final_environment(spec);
   if (!spec.bwrap_messages)
@@ -313,8 +322,9 @@ Result<Outcome> run_sandbox(const spec::Spec& spec) {
   // there with all capabilities in it; no maps are written (the namespace has them).
   if (spec.userns_fd && ::setns(*spec.userns_fd, CLONE_NEWUSER) != 0) {
     if (errno == EINVAL)
-      return Error(0, "Joining the specified user namespace failed, it might not be a descendant of the current "
-                      "user namespace.");
+      return Error(0,
+                   "Joining the specified user namespace failed, it might not be a descendant of the current "
+                   "user namespace.");
     return base::errno_error("Joining specified user namespace failed");
   }
   pid_t pid = clone_into(clone_flags(spec, ctx.ns));
@@ -337,8 +347,9 @@ Result<Outcome> run_sandbox(const spec::Spec& spec) {
   if (want_late_masks) {
     base::UniqueFd mntns(::open(("/proc/" + std::to_string(pid) + "/ns/mnt").c_str(), O_RDONLY | O_CLOEXEC));
     base::UniqueFd userns(mntns.valid() ? ::ioctl(mntns.get(), NS_GET_USERNS) : -1);
-    auto w = userns.valid() ? MaskWatch::start(sup.late_masks, std::move(userns), std::move(mntns))
-                            : Result<std::unique_ptr<MaskWatch>>(base::errno_error("opening the sandbox's namespaces"));
+    auto w = userns.valid()
+                 ? MaskWatch::start(sup.late_masks, std::move(userns), std::move(mntns))
+                 : Result<std::unique_ptr<MaskWatch>>(base::errno_error("opening the sandbox's namespaces"));
     if (w) {
       late_masks = std::move(*w);
     } else {

@@ -35,7 +35,9 @@ namespace {
 
 constexpr std::uint32_t kEvents = IN_CREATE | IN_MOVED_TO | IN_ONLYDIR | IN_DONT_FOLLOW | IN_EXCL_UNLINK;
 
-std::string join_rel(const std::string& dir, const char* name) { return dir.empty() ? name : dir + "/" + name; }
+std::string join_rel(const std::string& dir, const char* name) {
+  return dir.empty() ? name : dir + "/" + name;
+}
 
 // ---- the helper, inside the sandbox's user and mount namespaces --------------------------------
 
@@ -64,18 +66,21 @@ int cover_in_sandbox(const spec::LateMasks& masks, const std::string& rel, bool 
         if (first_error == 0) first_error = errno;
         continue;
       }
-      source.reset(static_cast<int>(::syscall(SYS_fsmount, fs.get(), FSMOUNT_CLOEXEC,
-                                              MOUNT_ATTR_RDONLY | MOUNT_ATTR_NOSUID | MOUNT_ATTR_NODEV | MOUNT_ATTR_NOEXEC)));
+      source.reset(static_cast<int>(
+          ::syscall(SYS_fsmount, fs.get(), FSMOUNT_CLOEXEC,
+                    MOUNT_ATTR_RDONLY | MOUNT_ATTR_NOSUID | MOUNT_ATTR_NODEV | MOUNT_ATTR_NOEXEC)));
     } else {
-      source.reset(static_cast<int>(::syscall(SYS_open_tree, AT_FDCWD, "/dev/null", OPEN_TREE_CLONE | OPEN_TREE_CLOEXEC)));
+      source.reset(static_cast<int>(
+          ::syscall(SYS_open_tree, AT_FDCWD, "/dev/null", OPEN_TREE_CLONE | OPEN_TREE_CLOEXEC)));
       if (source.valid()) {
         mount_attr attr{};
         attr.attr_set = MOUNT_ATTR_RDONLY | MOUNT_ATTR_NOSUID | MOUNT_ATTR_NOEXEC;
-        if (::syscall(SYS_mount_setattr, source.get(), "", AT_EMPTY_PATH, &attr, sizeof attr) != 0) source.reset();
+        if (::syscall(SYS_mount_setattr, source.get(), "", AT_EMPTY_PATH, &attr, sizeof attr) != 0)
+          source.reset();
       }
     }
-    if (!source.valid() ||
-        ::syscall(SYS_move_mount, source.get(), "", target.get(), "", MOVE_MOUNT_F_EMPTY_PATH | MOVE_MOUNT_T_EMPTY_PATH) != 0) {
+    if (!source.valid() || ::syscall(SYS_move_mount, source.get(), "", target.get(), "",
+                                     MOVE_MOUNT_F_EMPTY_PATH | MOVE_MOUNT_T_EMPTY_PATH) != 0) {
       if (first_error == 0) first_error = errno;
     }
   }
@@ -101,7 +106,8 @@ int cover_in_sandbox(const spec::LateMasks& masks, const std::string& rel, bool 
     ssize_t n = ::recv(sock, buf, sizeof buf - 1, 0);
     if (n <= 0) _exit(0);
     int answer = EINVAL;
-    if (n >= 2) answer = cover_in_sandbox(masks, std::string(buf + 1, static_cast<size_t>(n - 1)), buf[0] == 'd');
+    if (n >= 2)
+      answer = cover_in_sandbox(masks, std::string(buf + 1, static_cast<size_t>(n - 1)), buf[0] == 'd');
     if (::send(sock, &answer, sizeof answer, MSG_NOSIGNAL) != static_cast<ssize_t>(sizeof answer)) _exit(0);
   }
 }
@@ -111,7 +117,7 @@ int cover_in_sandbox(const spec::LateMasks& masks, const std::string& rel, bool 
 // ---- the watcher, in the launcher --------------------------------------------------------------
 
 base::Result<std::unique_ptr<MaskWatch>> MaskWatch::start(const spec::LateMasks& masks, base::UniqueFd userns,
-                                                           base::UniqueFd mntns) {
+                                                          base::UniqueFd mntns) {
   std::unique_ptr<MaskWatch> w(new MaskWatch());
   w->masks_ = masks;
   w->userns_ = std::move(userns);
@@ -268,12 +274,14 @@ bool MaskWatch::ensure_helper() {
     helper_ = pid;
     helper_sock_.reset(sv[0]);
     int status = EIO;
-    if (::recv(helper_sock_.get(), &status, sizeof status, 0) != static_cast<ssize_t>(sizeof status)) status = EIO;
+    if (::recv(helper_sock_.get(), &status, sizeof status, 0) != static_cast<ssize_t>(sizeof status))
+      status = EIO;
     if (status == 0) return true;
     stop_helper();
     if (status != EAGAIN) {
-      base::log::warning(std::string("masks for names created later: cannot enter the sandbox's namespaces: ") +
-                         std::strerror(status));
+      base::log::warning(
+          std::string("masks for names created later: cannot enter the sandbox's namespaces: ") +
+          std::strerror(status));
       break;
     }
     timespec ts{0, 20 * 1000 * 1000};
@@ -287,8 +295,7 @@ void MaskWatch::stop_helper() {
   helper_sock_.reset();
   if (helper_ > 0) {
     ::kill(helper_, SIGKILL);
-    while (::waitpid(helper_, nullptr, 0) < 0 && errno == EINTR) {
-    }
+    while (::waitpid(helper_, nullptr, 0) < 0 && errno == EINTR) {}
     helper_ = -1;
   }
 }

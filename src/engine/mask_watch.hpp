@@ -26,7 +26,7 @@
 namespace rf::engine {
 
 class MaskWatch {
- public:
+public:
   static constexpr std::size_t kMaxWatched = 8192;
 
   // Starts watching; userns and mntns are the sandbox's (opened by the launcher while the child
@@ -37,7 +37,7 @@ class MaskWatch {
   MaskWatch(const MaskWatch&) = delete;
   MaskWatch& operator=(const MaskWatch&) = delete;
 
- private:
+private:
   MaskWatch() = default;
   void run();
   void watch_tree(const std::string& rel, bool list_matches);

@@ -58,7 +58,9 @@ Step read_step(const Watch& w) {
   // EOF: the command was exec'd (no reaper) and has ended, or the child died. Native mode keeps
   // watching (signals, timeout) until it really has ended.
   if (w.supervision && w.ours) return {Step::Kind::Eof, 0, {}};
-  if (!w.ours) return {Step::Kind::Failed, 0, Error(0, "the sandbox's pid 1 ended without reporting the command's status")};
+  if (!w.ours)
+    return {Step::Kind::Failed, 0,
+            Error(0, "the sandbox's pid 1 ended without reporting the command's status")};
   auto st = wait_child(w.pid);
   if (!st) return {Step::Kind::Failed, 0, st.error()};
   return {Step::Kind::Done, *st, {}};

@@ -19,7 +19,7 @@ struct Watch {
   bool ours = true;     // pid is our child (not so for pid 1 of a namespace under --pidns)
   bool reaper = false;  // pid is a pid-1 reaper: killing it ends every process of the sandbox
   int status_rd = -1;
-  int json_fd = -1;     // --json-status-fd, or -1
+  int json_fd = -1;  // --json-status-fd, or -1
   // Native mode (null in bwrap mode): the signalfd of the forwarded signals, a pidfd of the
   // launcher's parent (or -1), and the settings.
   const spec::Supervision* supervision = nullptr;

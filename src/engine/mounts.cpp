@@ -85,7 +85,8 @@ Result<UniqueFd> ensure_file(const Dest& d, mode_t mode) {
   auto existing = open_in_root(d.root_fd, d.path, O_PATH);
   if (!existing) return Error(existing.error().code(), "Can't create file at " + d.path);
   struct stat st {};
-  if (::fstat(existing->get(), &st) == 0 && S_ISDIR(st.st_mode)) return Error(EISDIR, "Can't create file at " + d.path);
+  if (::fstat(existing->get(), &st) == 0 && S_ISDIR(st.st_mode))
+    return Error(EISDIR, "Can't create file at " + d.path);
   return existing;
 }
 
@@ -102,7 +103,8 @@ Status remount_tree_classic(const std::string& path, unsigned long ms_flags, boo
     if (m.has_option("nosuid")) keep |= MS_NOSUID;
     if (m.has_option("nodev")) keep |= MS_NODEV;
     if (m.has_option("noexec")) keep |= MS_NOEXEC;
-    if (::mount("none", m.mount_point.c_str(), nullptr, MS_REMOUNT | MS_BIND | keep | ms_flags, nullptr) != 0 &&
+    if (::mount("none", m.mount_point.c_str(), nullptr, MS_REMOUNT | MS_BIND | keep | ms_flags, nullptr) !=
+            0 &&
         !(errno == EACCES && m.mount_point != path))
       return fail("remount " + m.mount_point);
   }
@@ -122,7 +124,8 @@ Status add_mount_attrs(int fd, unsigned long attrs, bool recursive) {
   ssize_t n = ::readlink(fd_path(fd).c_str(), target, sizeof target - 1);
   if (n < 0) return fail("readlink " + fd_path(fd));
   target[n] = 0;
-  unsigned long ms = ((attrs & MOUNT_ATTR_RDONLY) ? MS_RDONLY : 0) | ((attrs & MOUNT_ATTR_NOSUID) ? MS_NOSUID : 0) |
+  unsigned long ms = ((attrs & MOUNT_ATTR_RDONLY) ? MS_RDONLY : 0) |
+                     ((attrs & MOUNT_ATTR_NOSUID) ? MS_NOSUID : 0) |
                      ((attrs & MOUNT_ATTR_NODEV) ? MS_NODEV : 0);
   return remount_tree_classic(target, ms, recursive);
 }
@@ -170,7 +173,8 @@ Status op_file(const ResolvedOp& r, const Dest& d) {
   UniqueFd fd(::openat(d.parent_fd, d.name.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_NOFOLLOW | O_CLOEXEC,
                        op.perms.value_or(0666)));
   if (!fd.valid()) return fail("Can't create file " + op.dest);
-  if (auto w = base::write_all(fd.get(), r.data); !w) return Error(w.error().code(), "Can't write data to file " + op.dest);
+  if (auto w = base::write_all(fd.get(), r.data); !w)
+    return Error(w.error().code(), "Can't write data to file " + op.dest);
   return {};
 }
 
@@ -185,8 +189,10 @@ Status op_bind_data(const ResolvedOp& r, const Dest& d, int serial) {
   if (!tmp.valid()) return fail("Can't create tmpfile for " + op.dest);
   auto w = base::write_all(tmp.get(), r.data);
   Status s;
-  if (!w) s = Error(w.error().code(), "Can't write data to file " + op.dest);
-  else if (::fchmod(tmp.get(), op.perms.value_or(0600)) != 0) s = fail("Can't chmod file for " + op.dest);
+  if (!w)
+    s = Error(w.error().code(), "Can't write data to file " + op.dest);
+  else if (::fchmod(tmp.get(), op.perms.value_or(0600)) != 0)
+    s = fail("Can't chmod file for " + op.dest);
   if (s) {
     auto target = ensure_file(d, 0444);
     unsigned long attrs = MOUNT_ATTR_NOSUID | MOUNT_ATTR_NODEV;
@@ -204,9 +210,11 @@ Status op_symlink(const FsOp& op, const Dest& d) {
   // Idempotent: an existing link with exactly this target is fine (bwrap >= 0.9).
   char target[4096];
   ssize_t n = ::readlinkat(d.parent_fd, d.name.c_str(), target, sizeof target - 1);
-  if (n < 0) return Error(0, "Can't make symlink at " + op.dest + ": destination exists and is not a symlink");
+  if (n < 0)
+    return Error(0, "Can't make symlink at " + op.dest + ": destination exists and is not a symlink");
   target[n] = 0;
-  if (op.source != target) return Error(0, "Can't make symlink at " + op.dest + ": existing destination is " + target);
+  if (op.source != target)
+    return Error(0, "Can't make symlink at " + op.dest + ": existing destination is " + target);
   return {};
 }
 
@@ -279,7 +287,8 @@ Status apply_op(const ChildContext& ctx, int rfd, const ResolvedOp& r) {
 Status bind_onto_in_child(const std::string& src, int target_fd, int root_fd, const std::string& dest,
                           unsigned long attrs, bool recursive) {
   std::string what = "Can't bind mount " + src + " on /newroot" + base::normalize("/" + dest);
-  if (::mount(src.c_str(), fd_path(target_fd).c_str(), nullptr, MS_BIND | (recursive ? MS_REC : 0), nullptr) != 0)
+  if (::mount(src.c_str(), fd_path(target_fd).c_str(), nullptr, MS_BIND | (recursive ? MS_REC : 0),
+              nullptr) != 0)
     return fail(what);
   // Re-open: target_fd still names the directory underneath the new mount.
   auto mounted = open_in_root(root_fd, dest, O_PATH);

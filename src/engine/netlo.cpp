@@ -18,7 +18,8 @@ base::Status loopback_up_in_child() {
   if (!s.valid()) return base::errno_error("loopback: Failed to create socket");
   ifreq ifr{};
   std::strncpy(ifr.ifr_name, "lo", IFNAMSIZ - 1);
-  if (::ioctl(s.get(), SIOCGIFFLAGS, &ifr) != 0) return base::errno_error("loopback: Failed to read flags of lo");
+  if (::ioctl(s.get(), SIOCGIFFLAGS, &ifr) != 0)
+    return base::errno_error("loopback: Failed to read flags of lo");
   if ((ifr.ifr_flags & IFF_UP) != 0) return {};
   ifr.ifr_flags = static_cast<short>(ifr.ifr_flags | IFF_UP | IFF_RUNNING);
   if (::ioctl(s.get(), SIOCSIFFLAGS, &ifr) != 0) return base::errno_error("loopback: Failed to bring up lo");

@@ -101,7 +101,8 @@ Status mount_overlay_in_child(const ChildContext& ctx, int dir_fd, const Resolve
   const std::string what =
       "Can't make overlay mount on /newroot" + base::normalize("/" + op.dest) + " with options " + opts;
   // nosuid,nodev as on binds: layers are host directories the sandbox must not gain from.
-  if (::mount("overlay", fd_path(dir_fd).c_str(), "overlay", MS_NOSUID | MS_NODEV, opts.c_str()) == 0) return {};
+  if (::mount("overlay", fd_path(dir_fd).c_str(), "overlay", MS_NOSUID | MS_NODEV, opts.c_str()) == 0)
+    return {};
   // The kernel's ELOOP ("Too many levels of symbolic links") means the dirs overlap.
   if (errno == ELOOP) return Error(0, what + ": Overlay directories may not overlap");
   return base::errno_error(what);

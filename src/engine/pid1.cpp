@@ -53,7 +53,8 @@ struct ExecArgs {
   if (auto s = install_connect_filter_in_child(ctx); !s)
     report_and_exit_in_child(ctx.status_fd, Stage::Seccomp, s.error());
   if (ctx.notify_sock >= 0) ::close(ctx.notify_sock);
-  if (auto s = install_seccomp_in_child(ctx); !s) report_and_exit_in_child(ctx.status_fd, Stage::Seccomp, s.error());
+  if (auto s = install_seccomp_in_child(ctx); !s)
+    report_and_exit_in_child(ctx.status_fd, Stage::Seccomp, s.error());
   if (spec.json_status_fd) send_exec_in_child(ctx.status_fd);
   // execvp searches the PATH of the process's own environment.
   environ = const_cast<char**>(a.envp);
@@ -113,15 +114,19 @@ void run_command_in_child(const ChildContext& ctx, const char* file, char* const
 
   std::vector<int> keep{ctx.status_fd};
   if (ctx.spec->sync_fd) keep.push_back(*ctx.spec->sync_fd);
-  if (auto s = take_locks(*ctx.spec, keep); !s) report_and_exit_in_child(ctx.status_fd, Stage::Reaper, s.error());
+  if (auto s = take_locks(*ctx.spec, keep); !s)
+    report_and_exit_in_child(ctx.status_fd, Stage::Reaper, s.error());
 
   // The command shares our memory until it execs (CLONE_VM|CLONE_VFORK): no page-table copy,
   // and we resume only once it has exec'd or reported its failure.
   constexpr size_t kStack = 256 * 1024;
-  void* stack = ::mmap(nullptr, kStack, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_STACK, -1, 0);
+  void* stack =
+      ::mmap(nullptr, kStack, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_STACK, -1, 0);
   if (stack == MAP_FAILED) report_and_exit_in_child(ctx.status_fd, Stage::Reaper, base::errno_error("mmap"));
-  pid_t cmd = ::clone(command_entry, static_cast<char*>(stack) + kStack, CLONE_VM | CLONE_VFORK | SIGCHLD, &args);
-  if (cmd < 0) report_and_exit_in_child(ctx.status_fd, Stage::Reaper, base::errno_error("Can't fork for pid 1"));
+  pid_t cmd =
+      ::clone(command_entry, static_cast<char*>(stack) + kStack, CLONE_VM | CLONE_VFORK | SIGCHLD, &args);
+  if (cmd < 0)
+    report_and_exit_in_child(ctx.status_fd, Stage::Reaper, base::errno_error("Can't fork for pid 1"));
   ::munmap(stack, kStack);
   const auto& sup = ctx.spec->supervision;
   if (sup.forward_signals || sup.timeout_ms) forward_to_command_in_child(cmd);

@@ -62,14 +62,16 @@ void enter_pid_namespace_in_child(const ChildContext& ctx) {
 
 base::Status make_pid_socket_from_parent(base::UniqueFd& launcher_end, base::UniqueFd& child_end) {
   int sv[2];
-  if (::socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, sv) != 0) return base::errno_error("socketpair");
+  if (::socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, sv) != 0)
+    return base::errno_error("socketpair");
   launcher_end.reset(sv[0]);
   child_end.reset(sv[1]);
   int on = 1;
   if (::setsockopt(sv[0], SOL_SOCKET, SO_PASSCRED, &on, sizeof on) != 0)
     return base::errno_error("setsockopt(SO_PASSCRED)");
   // The intermediate processes exit; their child must come to us to be waited for.
-  if (::prctl(PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0) != 0) return base::errno_error("prctl(PR_SET_CHILD_SUBREAPER)");
+  if (::prctl(PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0) != 0)
+    return base::errno_error("prctl(PR_SET_CHILD_SUBREAPER)");
   return {};
 }
 
@@ -89,7 +91,8 @@ base::Result<std::optional<pid_t>> receive_pid_from_parent(int sock, pid_t clone
   } while (n < 0 && errno == EINTR);
   std::optional<pid_t> pid;
   cmsghdr* c = n == 1 ? CMSG_FIRSTHDR(&msg) : nullptr;
-  if (c && c->cmsg_level == SOL_SOCKET && c->cmsg_type == SCM_CREDENTIALS && c->cmsg_len == CMSG_LEN(sizeof cred)) {
+  if (c && c->cmsg_level == SOL_SOCKET && c->cmsg_type == SCM_CREDENTIALS &&
+      c->cmsg_len == CMSG_LEN(sizeof cred)) {
     __builtin_memcpy(&cred, CMSG_DATA(c), sizeof cred);
     if (cred.pid > 0) pid = cred.pid;
   }

@@ -100,7 +100,8 @@ base::Result<UniqueFd> open_in_root(int root_fd, const std::string& path, int fl
 
 base::Result<UniqueFd> mkdir_p_in_root(int root_fd, const std::string& path, mode_t mode) {
   // Usually the whole path exists already: one lookup.
-  if (auto whole = open_in_root(root_fd, path, O_PATH | O_DIRECTORY); whole || whole.error().code() != ENOENT) {
+  if (auto whole = open_in_root(root_fd, path, O_PATH | O_DIRECTORY);
+      whole || whole.error().code() != ENOENT) {
     if (!whole) return base::Error(whole.error().code(), path);
     return whole;
   }

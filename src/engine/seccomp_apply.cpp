@@ -18,10 +18,11 @@ base::Status install_seccomp_in_child(const ChildContext& ctx) {
     fprog.filter = reinterpret_cast<sock_filter*>(const_cast<char*>(prog.bytes.data()));
     if (prctl(PR_SET_SECCOMP, SECCOMP_MODE_FILTER, &fprog, 0, 0) != 0) {
       if (errno == EINVAL)
-        return base::Error(0,
-                           "Unable to set up system call filtering as requested: prctl(PR_SET_SECCOMP) reported "
-                           "EINVAL. (Hint: this requires a kernel configured with CONFIG_SECCOMP and "
-                           "CONFIG_SECCOMP_FILTER.)");
+        return base::Error(
+            0,
+            "Unable to set up system call filtering as requested: prctl(PR_SET_SECCOMP) reported "
+            "EINVAL. (Hint: this requires a kernel configured with CONFIG_SECCOMP and "
+            "CONFIG_SECCOMP_FILTER.)");
       return base::errno_error("prctl(PR_SET_SECCOMP)");
     }
   }

@@ -5,8 +5,8 @@
 // (landlock.cpp). The launcher is a subreaper so that nothing the command starts outlives it.
 #include <dirent.h>
 #include <fcntl.h>
-#include <signal.h>
 #include <linux/securebits.h>
+#include <signal.h>
 #include <sys/capability.h>
 #include <sys/prctl.h>
 #include <sys/resource.h>
@@ -98,19 +98,23 @@ base::Status drop_every_capability_in_child() {
   return {};
 }
 
-[[noreturn]] void exec_soft_in_child(const spec::Spec& spec, const ChildContext& ctx, std::vector<std::string> env) {
+[[noreturn]] void exec_soft_in_child(const spec::Spec& spec, const ChildContext& ctx,
+                                     std::vector<std::string> env) {
   const int out = ctx.status_fd;
-  if (auto s = join_cgroups_in_child(ctx.cgroup_procs_fds); !s) report_and_exit_in_child(out, Stage::Limits, s.error());
+  if (auto s = join_cgroups_in_child(ctx.cgroup_procs_fds); !s)
+    report_and_exit_in_child(out, Stage::Limits, s.error());
   if (ctx.restore_sigmask) ::sigprocmask(SIG_SETMASK, &ctx.sigmask, nullptr);
   if (spec.die_with_parent) ::prctl(PR_SET_PDEATHSIG, SIGKILL, 0, 0, 0);
-  if (spec.new_session && ::setsid() < 0) report_and_exit_in_child(out, Stage::Session, base::errno_error("setsid"));
+  if (spec.new_session && ::setsid() < 0)
+    report_and_exit_in_child(out, Stage::Session, base::errno_error("setsid"));
   if (spec.chdir && ::chdir(spec.chdir->c_str()) != 0)
     report_and_exit_in_child(out, Stage::Cwd, base::errno_error("Can't chdir to " + *spec.chdir));
   if (spec.chdir) env.push_back("PWD=" + *spec.chdir);
   for (const auto& l : spec.supervision.rlimits) {
     rlimit v{static_cast<rlim_t>(l.value), static_cast<rlim_t>(l.value)};
     if (::setrlimit(static_cast<__rlimit_resource>(l.resource), &v) != 0)
-      report_and_exit_in_child(out, Stage::Limits, base::errno_error("setrlimit(" + std::to_string(l.resource) + ")"));
+      report_and_exit_in_child(out, Stage::Limits,
+                               base::errno_error("setrlimit(" + std::to_string(l.resource) + ")"));
   }
   if (!spec.inherit_fds) {
     std::vector<int> keep = spec.pass_fds;
@@ -126,12 +130,14 @@ base::Status drop_every_capability_in_child() {
   std::vector<char*> argv;
   for (auto& a : args) argv.push_back(a.data());
   argv.push_back(nullptr);
-  if (auto s = drop_every_capability_in_child(); !s) report_and_exit_in_child(out, Stage::Capabilities, s.error());
+  if (auto s = drop_every_capability_in_child(); !s)
+    report_and_exit_in_child(out, Stage::Capabilities, s.error());
   // The landlock level's filesystem layer, then shell off's execute layer stacked on it.
   if (auto s = restrict_fs_in_child(ctx); !s) report_and_exit_in_child(out, Stage::Capabilities, s.error());
   if (auto s = restrict_exec_in_child(ctx); !s) report_and_exit_in_child(out, Stage::Capabilities, s.error());
   // The connect policy's filter before the Spec's programs (see pid1.cpp for why the order holds).
-  if (auto s = install_connect_filter_in_child(ctx); !s) report_and_exit_in_child(out, Stage::Seccomp, s.error());
+  if (auto s = install_connect_filter_in_child(ctx); !s)
+    report_and_exit_in_child(out, Stage::Seccomp, s.error());
   if (ctx.notify_sock >= 0) ::close(ctx.notify_sock);
   if (auto s = install_seccomp_in_child(ctx); !s) report_and_exit_in_child(out, Stage::Seccomp, s.error());
   environ = envp.data();
@@ -147,7 +153,8 @@ base::Result<Outcome> run_soft_jail(const spec::Spec& spec) {
   ctx.spec = &spec;
   ctx.seccomp = spec.seccomp;
   std::vector<std::string> env = final_environment(spec);
-  if (::prctl(PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0) != 0) return base::errno_error("prctl(PR_SET_CHILD_SUBREAPER)");
+  if (::prctl(PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0) != 0)
+    return base::errno_error("prctl(PR_SET_CHILD_SUBREAPER)");
   const spec::Supervision& sup = spec.supervision;
   base::UniqueFd parent_fd;
   if (sup.watch_parent_process && ::getppid() != 1) {

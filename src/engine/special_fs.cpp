@@ -27,10 +27,10 @@ constexpr const char* kProcCovers[] = {"sys", "sysrq-trigger", "irq", "bus"};
 // With spec.proc_masks (native mode): entries that tell about the host or its users without
 // changing anything, hidden behind an empty read-only file (or an empty read-only tmpfs for a
 // directory): key names of the caller's keyrings, timer and scheduler state, kernel memory maps.
-constexpr const char* kProcMasks[] = {"keys",         "key-users", "timer_list", "timer_stats", "sched_debug",
-                                      "latency_stats", "vmallocinfo", "slabinfo",  "pagetypeinfo", "kcore",
-                                      "kpageflags",   "kpagecount", "kpagecgroup", "acpi",      "scsi",
-                                      "asound"};
+constexpr const char* kProcMasks[] = {"keys",         "key-users",     "timer_list",  "timer_stats",
+                                      "sched_debug",  "latency_stats", "vmallocinfo", "slabinfo",
+                                      "pagetypeinfo", "kcore",         "kpageflags",  "kpagecount",
+                                      "kpagecgroup",  "acpi",          "scsi",        "asound"};
 
 constexpr const char* kDevNodes[] = {"null", "zero", "full", "random", "urandom", "tty"};
 
@@ -65,15 +65,16 @@ Status mask_proc_entries_in_child(int proc_fd, int root_fd, const std::string& p
     auto target = open_in_root(root_fd, sub, O_PATH | O_NOFOLLOW);
     if (!target) continue;
     if (S_ISDIR(st.st_mode)) {
-      if (::mount("tmpfs", fd_path(target->get()).c_str(), "tmpfs", MS_RDONLY | MS_NOSUID | MS_NODEV | MS_NOEXEC,
-                  "size=0,mode=0555") != 0) {
+      if (::mount("tmpfs", fd_path(target->get()).c_str(), "tmpfs",
+                  MS_RDONLY | MS_NOSUID | MS_NODEV | MS_NOEXEC, "size=0,mode=0555") != 0) {
         result = base::errno_error("Can't hide " + in_newroot(sub));
         break;
       }
       continue;
     }
-    if (auto s = bind_onto_in_child(empty, target->get(), root_fd, sub,
-                                    MOUNT_ATTR_RDONLY | MOUNT_ATTR_NOSUID | MOUNT_ATTR_NODEV | MOUNT_ATTR_NOEXEC, false);
+    if (auto s = bind_onto_in_child(
+            empty, target->get(), root_fd, sub,
+            MOUNT_ATTR_RDONLY | MOUNT_ATTR_NOSUID | MOUNT_ATTR_NODEV | MOUNT_ATTR_NOEXEC, false);
         !s) {
       result = std::move(s);
       break;
@@ -91,7 +92,8 @@ Status mount_proc_in_child(const ChildContext& ctx, int root_fd, int dir_fd, con
       return base::errno_error("Can't mount proc on " + in_newroot(op.dest));
   } else {
     // Without a PID namespace a new procfs would show the same pids: bind the host's.
-    RF_TRY(bind_onto_in_child("/oldroot/proc", dir_fd, root_fd, op.dest, MOUNT_ATTR_NOSUID | MOUNT_ATTR_NODEV, true));
+    RF_TRY(bind_onto_in_child("/oldroot/proc", dir_fd, root_fd, op.dest, MOUNT_ATTR_NOSUID | MOUNT_ATTR_NODEV,
+                              true));
   }
   auto proc = open_in_root(root_fd, op.dest, O_PATH | O_DIRECTORY);
   if (!proc) return Error(proc.error().code(), "Can't open " + op.dest);
@@ -105,8 +107,8 @@ Status mount_proc_in_child(const ChildContext& ctx, int root_fd, int dir_fd, con
     std::string sub = base::join(op.dest, entry);
     auto target = open_in_root(root_fd, sub, O_PATH);
     if (!target) continue;
-    RF_TRY(bind_onto_in_child(fd_path(proc->get()) + "/" + entry, target->get(),
-                              root_fd, sub, MOUNT_ATTR_RDONLY | MOUNT_ATTR_NOSUID | MOUNT_ATTR_NODEV, true));
+    RF_TRY(bind_onto_in_child(fd_path(proc->get()) + "/" + entry, target->get(), root_fd, sub,
+                              MOUNT_ATTR_RDONLY | MOUNT_ATTR_NOSUID | MOUNT_ATTR_NODEV, true));
   }
   if (ctx.spec->proc_masks) RF_TRY(mask_proc_entries_in_child(proc->get(), root_fd, op.dest));
   return {};
@@ -123,7 +125,8 @@ Status mount_dev_in_child(const ChildContext& ctx, int root_fd, int dir_fd, cons
     auto file = make_file_at(dfd, node, "Can't create file at " + sub);
     if (!file) return std::move(file.error());
     // Device access stays allowed on these binds (no nodev), setuid never.
-    RF_TRY(bind_onto_in_child(std::string("/oldroot/dev/") + node, file->get(), root_fd, sub, MOUNT_ATTR_NOSUID, false));
+    RF_TRY(bind_onto_in_child(std::string("/oldroot/dev/") + node, file->get(), root_fd, sub,
+                              MOUNT_ATTR_NOSUID, false));
   }
   for (const auto& l : kDevLinks) {
     if (::symlinkat(l.target, dfd, l.name) != 0)
@@ -140,7 +143,8 @@ Status mount_dev_in_child(const ChildContext& ctx, int root_fd, int dir_fd, cons
     std::string console = base::join(op.dest, "console");
     auto file = make_file_at(dfd, "console", "Can't create file at " + console);
     if (!file) return std::move(file.error());
-    RF_TRY(bind_onto_in_child("/oldroot" + ctx.console_tty, file->get(), root_fd, console, MOUNT_ATTR_NOSUID, false));
+    RF_TRY(bind_onto_in_child("/oldroot" + ctx.console_tty, file->get(), root_fd, console, MOUNT_ATTR_NOSUID,
+                              false));
   }
   return {};
 }

@@ -8,7 +8,8 @@ namespace rf::engine {
 
 base::Result<NamespaceIds> namespace_ids_from_parent(pid_t child, const spec::Namespaces& ns) {
   const std::pair<const char*, bool> order[] = {
-      {"cgroup", ns.cgroup}, {"ipc", ns.ipc}, {"mnt", true}, {"net", ns.net}, {"pid", ns.pid}, {"uts", ns.uts},
+      {"cgroup", ns.cgroup}, {"ipc", ns.ipc}, {"mnt", true},
+      {"net", ns.net},       {"pid", ns.pid}, {"uts", ns.uts},
   };
   NamespaceIds ids;
   std::string dir = "/proc/" + std::to_string(child) + "/ns/";
@@ -24,7 +25,8 @@ base::Result<NamespaceIds> namespace_ids_from_parent(pid_t child, const spec::Na
 std::string status_json(pid_t child, const NamespaceIds& ids, bool pretty) {
   const char* sep = pretty ? "\n    " : " ";
   std::string out = std::string("{") + sep + "\"child-pid\": " + std::to_string(child);
-  for (const auto& [name, ino] : ids) out += std::string(",") + sep + "\"" + name + "-namespace\": " + std::to_string(ino);
+  for (const auto& [name, ino] : ids)
+    out += std::string(",") + sep + "\"" + name + "-namespace\": " + std::to_string(ino);
   out += pretty ? "\n}\n" : " }\n";
   return out;
 }

@@ -8,9 +8,9 @@
 #include <vector>
 
 #include "context.hpp"
-#include "ringfence/engine/launch.hpp"
 #include "ringfence/base/result.hpp"
 #include "ringfence/base/unique_fd.hpp"
+#include "ringfence/engine/launch.hpp"
 
 namespace rf::engine {
 

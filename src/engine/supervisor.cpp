@@ -90,8 +90,7 @@ constexpr std::uint64_t kSyncWakeUp = 1;  // SECCOMP_USER_NOTIF_FD_SYNC_WAKE_UP
 // call must not turn into a lost answer or a false "no longer valid".
 int notify_ioctl(int fd, unsigned long request, void* arg) {
   int r;
-  while ((r = ::ioctl(fd, request, arg)) != 0 && errno == EINTR) {
-  }
+  while ((r = ::ioctl(fd, request, arg)) != 0 && errno == EINTR) {}
   return r;
 }
 
@@ -123,7 +122,8 @@ Result<std::shared_ptr<Supervisor>> Supervisor::create(const spec::ConnectPolicy
     const char* verb = list == &cp.deny ? "deny " : "allow ";
     for (const auto& text : *list) {
       auto rule = net::parse_rule(verb + text);
-      if (!rule) return Error(EINVAL, "network rule '" + std::string(verb) + text + "': " + rule.error().message());
+      if (!rule)
+        return Error(EINVAL, "network rule '" + std::string(verb) + text + "': " + rule.error().message());
       s->policy_.rules.push_back(std::move(*rule));
     }
   }
@@ -158,7 +158,8 @@ Result<std::shared_ptr<Supervisor>> Supervisor::create(const spec::ConnectPolicy
   struct sigaction sa {};
   sa.sa_handler = on_interrupt;
   sigemptyset(&sa.sa_mask);
-  if (::sigaction(interrupt_signal(), &sa, nullptr) != 0) return base::errno_error("connect policy: sigaction");
+  if (::sigaction(interrupt_signal(), &sa, nullptr) != 0)
+    return base::errno_error("connect policy: sigaction");
   return s;
 }
 
@@ -215,7 +216,8 @@ Status Supervisor::take_listener() {
   if (err != 0) return Error(err, "connect policy: starting the receiving thread");
   receiving_ = true;
   char ack = 'k';
-  if (::write(handoff_.get(), &ack, 1) != 1) return base::errno_error("connect policy: hand-off acknowledgement");
+  if (::write(handoff_.get(), &ack, 1) != 1)
+    return base::errno_error("connect policy: hand-off acknowledgement");
   handoff_.reset();
   return {};
 }
@@ -224,7 +226,7 @@ struct Supervisor::Worker {
   Supervisor* sup = nullptr;
   pthread_t thread{};
   std::uint64_t serving = 0;  // the notification id in hand, 0 when idle (under mu_)
-  bool done = false;           // left its loop (under mu_)
+  bool done = false;          // left its loop (under mu_)
 };
 
 void* Supervisor::receive_main(void* self) {
@@ -449,7 +451,8 @@ namespace {
 Status check_kernel_support() {
   auto refuse = [](const char* what, int err) {
     return Error(0, std::string("the network connect policy cannot be enforced: ") + what + ": " +
-                        std::strerror(err) + "; run with --network off, or --allow-unfiltered-network to run without it");
+                        std::strerror(err) +
+                        "; run with --network off, or --allow-unfiltered-network to run without it");
   };
   base::UniqueFd self(static_cast<int>(::syscall(SYS_pidfd_open, ::getpid(), 0)));
   if (!self.valid()) return refuse("pidfd_open (Linux 5.3+)", errno);
@@ -460,12 +463,13 @@ Status check_kernel_support() {
 
 }  // namespace
 
-base::Status prepare_supervisor(const spec::ConnectPolicy& policy, ChildContext& ctx, std::shared_ptr<Supervisor>& out,
-                          base::UniqueFd& child_end) {
+base::Status prepare_supervisor(const spec::ConnectPolicy& policy, ChildContext& ctx,
+                                std::shared_ptr<Supervisor>& out, base::UniqueFd& child_end) {
   RF_TRY(check_kernel_support());
   RF_TRY_ASSIGN(s, Supervisor::create(policy));
   int sv[2];
-  if (::socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, sv) != 0) return base::errno_error("socketpair");
+  if (::socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, sv) != 0)
+    return base::errno_error("socketpair");
   s->set_handoff(base::UniqueFd(sv[0]));
   child_end.reset(sv[1]);
   ctx.notify_sock = sv[1];

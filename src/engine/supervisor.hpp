@@ -54,7 +54,7 @@ base::Status install_connect_filter_in_child(const ChildContext& ctx);
 // EAGAIN. A worker whose target is gone (killed while waiting) is interrupted by a signal.
 // stop() (also the destructor) interrupts and joins every thread.
 class Supervisor {
- public:
+public:
   static constexpr int kMaxWorkers = 256;
   static constexpr int kGuardMs = 2;
   // The violation log: a run writes at most this much; a file of half of it or more is moved
@@ -89,7 +89,7 @@ class Supervisor {
   bool arm_guard();
   void disarm_guard();
 
- private:
+private:
   struct Worker;
   Supervisor() = default;
   void receive_loop();

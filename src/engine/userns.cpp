@@ -39,7 +39,8 @@ base::Status write_id_maps_in_child(const ChildContext& ctx) {
   // supplementary groups from being regained, CVE-2014-8989). ENOENT: pre-3.19 kernels.
   auto fd = base::open_fd("/proc/self/setgroups", O_WRONLY);
   if (fd) {
-    if (auto w = base::write_all(fd->get(), "deny\n"); !w) return base::Error(w.error().code(), "error writing to setgroups");
+    if (auto w = base::write_all(fd->get(), "deny\n"); !w)
+      return base::Error(w.error().code(), "error writing to setgroups");
   } else if (fd.error().code() != ENOENT) {
     return base::Error(fd.error().code(), "error opening setgroups");
   }
@@ -63,12 +64,14 @@ base::Status switch_ids_in_child(const ChildContext& ctx) {
     return base::errno_error("unable to switch to gid " + std::to_string(*spec.gid));
   if (spec.uid && *spec.uid != ::getuid()) {
     ::prctl(PR_SET_KEEPCAPS, 1, 0, 0, 0);
-    if (::setuid(*spec.uid) != 0) return base::errno_error("unable to switch to uid " + std::to_string(*spec.uid));
+    if (::setuid(*spec.uid) != 0)
+      return base::errno_error("unable to switch to uid " + std::to_string(*spec.uid));
     // setuid cleared the effective set; the capability step still needs CAP_SETPCAP.
     if (cap_t c = cap_get_proc()) {
       for (cap_value_t i = 0; i <= CAP_LAST_CAP; ++i) {
         cap_flag_value_t v = CAP_CLEAR;
-        if (cap_get_flag(c, i, CAP_PERMITTED, &v) == 0 && v == CAP_SET) cap_set_flag(c, CAP_EFFECTIVE, 1, &i, CAP_SET);
+        if (cap_get_flag(c, i, CAP_PERMITTED, &v) == 0 && v == CAP_SET)
+          cap_set_flag(c, CAP_EFFECTIVE, 1, &i, CAP_SET);
       }
       cap_set_proc(c);
       cap_free(c);
@@ -87,7 +90,8 @@ base::Status limit_user_namespaces_in_child(int proc_fd) {
 
 base::Status check_userns_disabled_in_child() {
   // If this succeeds we are in a new namespace; the sandbox is abandoned anyway.
-  if (::unshare(CLONE_NEWUSER) == 0) return base::Error(0, "creation of new user namespaces was not disabled as requested");
+  if (::unshare(CLONE_NEWUSER) == 0)
+    return base::Error(0, "creation of new user namespaces was not disabled as requested");
   return {};
 }
 

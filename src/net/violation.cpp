@@ -106,9 +106,10 @@ std::string format_violation_json(std::chrono::system_clock::time_point time, in
 }
 
 std::string format_log_limit_json(std::chrono::system_clock::time_point time, std::size_t limit_bytes) {
-  return "{\"time\":\"" + utc_time(time) + "\",\"action\":\"log-limit\",\"limit_bytes\":" +
-         std::to_string(limit_bytes) +
-         ",\"message\":\"this run reached the violation log's size limit: its later denials are not logged\"}";
+  return "{\"time\":\"" + utc_time(time) +
+         "\",\"action\":\"log-limit\",\"limit_bytes\":" + std::to_string(limit_bytes) +
+         ",\"message\":\"this run reached the violation log's size limit: its later denials are not "
+         "logged\"}";
 }
 
 }  // namespace rf::net

@@ -15,7 +15,8 @@ base::Result<BpfProgram> merge_programs(const std::vector<BpfProgram>& programs)
   for (std::size_t p = 0; p < programs.size(); ++p) {
     const std::string& bytes = programs[p].bytes;
     if (bytes.empty() || bytes.size() % sizeof(sock_filter) != 0)
-      return base::make_error("merge: program " + std::to_string(p) + " is not a whole number of instructions");
+      return base::make_error("merge: program " + std::to_string(p) +
+                              " is not a whole number of instructions");
     std::vector<sock_filter> prog(bytes.size() / sizeof(sock_filter));
     std::memcpy(prog.data(), bytes.data(), bytes.size());
     const bool last = p + 1 == programs.size();
@@ -31,8 +32,8 @@ base::Result<BpfProgram> merge_programs(const std::vector<BpfProgram>& programs)
     out.insert(out.end(), prog.begin(), prog.end());
   }
   if (out.size() > BPF_MAXINSNS)
-    return base::make_error("merge: " + std::to_string(out.size()) + " instructions, more than the kernel's " +
-                            std::to_string(BPF_MAXINSNS));
+    return base::make_error("merge: " + std::to_string(out.size()) +
+                            " instructions, more than the kernel's " + std::to_string(BPF_MAXINSNS));
   BpfProgram merged;
   merged.role = "merged";
   merged.bytes.assign(reinterpret_cast<const char*>(out.data()), out.size() * sizeof(sock_filter));

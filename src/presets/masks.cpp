@@ -88,7 +88,9 @@ const std::vector<Mask> kProjectMasks = {
 const std::vector<SecretPath>& system_secret_paths() { return kSystemSecrets; }
 const std::vector<Mask>& default_project_masks() { return kProjectMasks; }
 
-bool mask_matches(std::string_view pattern, std::string_view name) { return base::pattern_matches(pattern, name); }
+bool mask_matches(std::string_view pattern, std::string_view name) {
+  return base::pattern_matches(pattern, name);
+}
 
 bool mask_applies(std::string_view pattern, std::string_view relpath, bool is_dir) {
   return base::pattern_applies(pattern, relpath, is_dir);

@@ -50,8 +50,10 @@ std::string preset_note(const Report& r, const PresetAim& p, Level reached) {
     notes.push_back("NOT confined: reads by absolute path and writes outside the project are not stopped");
   if (reached == Level::Landlock) {
     notes.push_back(
-        "files confined by Landlock rules, but project masks and the read-only .git/hooks do not apply and the "
-        "host's pathname unix sockets are not protected; no namespaces, so this user's other processes stay visible");
+        "files confined by Landlock rules, but project masks and the read-only .git/hooks do not apply and "
+        "the "
+        "host's pathname unix sockets are not protected; no namespaces, so this user's other processes stay "
+        "visible");
     if (r.landlock_abi < 6)
       notes.push_back("no abstract-socket or signal scoping (Landlock ABI " + std::to_string(r.landlock_abi) +
                       ")");

@@ -67,13 +67,16 @@ std::string describe(const Spec& s) {
   }
   for (const auto& e : s.env_ops) {
     switch (e.kind) {
-      case EnvOp::Kind::Set: line("env set " + base::json_quote(e.name) + " " + base::json_quote(e.value)); break;
+      case EnvOp::Kind::Set:
+        line("env set " + base::json_quote(e.name) + " " + base::json_quote(e.value));
+        break;
       case EnvOp::Kind::Unset: line("env unset " + base::json_quote(e.name)); break;
       case EnvOp::Kind::Clear: line("env clear"); break;
     }
   }
   if (s.chdir) line("chdir " + base::json_quote(*s.chdir));
-  for (const auto& c : s.cap_ops) line(std::string("cap ") + (c.add ? "add " : "drop ") + (c.cap < 0 ? "ALL" : std::to_string(c.cap)));
+  for (const auto& c : s.cap_ops)
+    line(std::string("cap ") + (c.add ? "add " : "drop ") + (c.cap < 0 ? "ALL" : std::to_string(c.cap)));
   for (const auto& b : s.seccomp) line("seccomp " + std::to_string(b.bytes.size() / 8) + " instructions");
   if (s.seccomp_fd) line("seccomp-fd " + std::to_string(*s.seccomp_fd));
   if (!s.inherit_fds) {

@@ -33,7 +33,8 @@ namespace {
 base::Status check_userns_options(const Spec& spec, const Namespaces& ns) {
   if (spec.userns_fd && (spec.ns.user || spec.ns.user_try))
     return base::make_error(spec.ns.user ? "--userns not compatible --unshare-user"
-                                         : "--userns not compatible --unshare-user-try", 0);
+                                         : "--userns not compatible --unshare-user-try",
+                            0);
   if (spec.userns_block_fd && !ns.user)
     return base::make_error("--userns-block-fd requires --unshare-user", 0);
   if (spec.userns_block_fd && !spec.info_fd)
@@ -52,8 +53,8 @@ base::Status check_fds(const Spec& spec) {
     if (has_fd && op.fd < 0) return bad(op.fd);
   }
   for (const auto* fd :
-       {&spec.sync_fd, &spec.block_fd, &spec.userns_block_fd, &spec.info_fd, &spec.json_status_fd, &spec.userns_fd, &spec.userns2_fd,
-        &spec.pidns_fd, &spec.seccomp_fd})
+       {&spec.sync_fd, &spec.block_fd, &spec.userns_block_fd, &spec.info_fd, &spec.json_status_fd,
+        &spec.userns_fd, &spec.userns2_fd, &spec.pidns_fd, &spec.seccomp_fd})
     if (*fd && **fd < 0) return bad(**fd);
   for (int fd : spec.pass_fds)
     if (fd < 0) return bad(fd);

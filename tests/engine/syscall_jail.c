@@ -12,12 +12,12 @@
 #include <sys/prctl.h>
 #include <unistd.h>
 
-static int die(const char *what, int err) {
+static int die(const char* what, int err) {
   fprintf(stderr, "syscall_jail: %s: %s\n", what, strerror(err));
   return 125;
 }
 
-int main(int argc, char **argv) {
+int main(int argc, char** argv) {
   scmp_filter_ctx ctx = seccomp_init(SCMP_ACT_ALLOW);
   if (ctx == NULL) return die("seccomp_init", ENOMEM);
   int i = 1;

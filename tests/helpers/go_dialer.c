@@ -179,7 +179,8 @@ static int dial(int argc, char** argv) {
   for (int i = 0; i < threads; ++i) pthread_join(th[i], NULL);
   printf("{");
   for (int i = 0; i < ntargets; ++i) {
-    printf("%s\"%s %d\":{\"ok\":%d,\"errors\":{", i ? "," : "", targets[i].addr, targets[i].port, targets[i].ok);
+    printf("%s\"%s %d\":{\"ok\":%d,\"errors\":{", i ? "," : "", targets[i].addr, targets[i].port,
+           targets[i].ok);
     int first = 1;
     for (int e = 0; e < MAX_ERRNO; ++e)
       if (targets[i].errors[e]) {

@@ -136,7 +136,12 @@ int main(int argc, char** argv) {
       int fd = (int)raw(SYS_socket, AF_INET, SOCK_STREAM, 0, 0, 0, 0);
       long r = raw(SYS_connect, fd, (long)&shared, sizeof shared, 0, 0, 0);
       ++tries;
-      if (r == 0) ++ok; else if (r == -ECONNREFUSED) ++refused; else ++other;
+      if (r == 0)
+        ++ok;
+      else if (r == -ECONNREFUSED)
+        ++refused;
+      else
+        ++other;
       close(fd);
     }
     atomic_store(&stop, 1);

@@ -12,8 +12,8 @@
 #include <limits.h>
 #include <linux/capability.h>
 #include <net/if.h>
-#include <sched.h>
 #include <netinet/in.h>
+#include <sched.h>
 #include <signal.h>
 #include <stdbool.h>
 #include <stdint.h>
@@ -127,9 +127,7 @@ static void jnull(void) {
 // ---------------------------------------------------------------------------------------------
 // Helpers
 
-static int cmp_str(const void* a, const void* b) {
-  return strcmp(*(char* const*)a, *(char* const*)b);
-}
+static int cmp_str(const void* a, const void* b) { return strcmp(*(char* const*)a, *(char* const*)b); }
 
 static char* read_fd_all(int fd, size_t* len_out) {
   size_t cap = 4096, len = 0;
@@ -247,15 +245,21 @@ static void emit_ids(void) {
   getresgid(&gr, &ge, &gs);
   jk("uid");
   jobj();
-  jk("real"); jint(r);
-  jk("effective"); jint(e);
-  jk("saved"); jint(s);
+  jk("real");
+  jint(r);
+  jk("effective");
+  jint(e);
+  jk("saved");
+  jint(s);
   jobj_end();
   jk("gid");
   jobj();
-  jk("real"); jint(gr);
-  jk("effective"); jint(ge);
-  jk("saved"); jint(gs);
+  jk("real");
+  jint(gr);
+  jk("effective");
+  jint(ge);
+  jk("saved");
+  jint(gs);
   jobj_end();
   gid_t groups[256];
   int n = getgroups(256, groups);
@@ -278,7 +282,9 @@ static void emit_idmap(const char* key, const char* path) {
     long long a, b, c;
     if (sscanf(line, "%lld %lld %lld", &a, &b, &c) == 3) {
       jarr();
-      jint(a); jint(b); jint(c);
+      jint(a);
+      jint(b);
+      jint(c);
       jarr_end();
     }
   }
@@ -330,12 +336,18 @@ static void emit_caps(void) {
   }
   jk("caps");
   jobj();
-  jk("amb"); emit_hex(amb);
-  jk("bnd"); emit_hex(bnd);
-  jk("eff"); emit_hex(eff);
-  jk("inh"); emit_hex(inh);
-  jk("last_cap"); jint(last);
-  jk("prm"); emit_hex(prm);
+  jk("amb");
+  emit_hex(amb);
+  jk("bnd");
+  emit_hex(bnd);
+  jk("eff");
+  emit_hex(eff);
+  jk("inh");
+  emit_hex(inh);
+  jk("last_cap");
+  jint(last);
+  jk("prm");
+  emit_hex(prm);
   jobj_end();
 }
 
@@ -551,13 +563,20 @@ static void emit_mounts(void) {
   jarr();
   for (size_t i = 0; i < n; ++i) {
     jobj();
-    jk("fstype"); jstr(m[i].fstype);
-    jk("mnt"); jstr(m[i].mnt);
-    jk("opts"); emit_str_list(m[i].opts, m[i].nopts);
-    jk("propagation"); emit_str_list(m[i].prop, m[i].nprop);
-    jk("root"); jstr(m[i].root);
-    jk("source"); jstr(m[i].source);
-    jk("super"); emit_str_list(m[i].super, m[i].nsuper);
+    jk("fstype");
+    jstr(m[i].fstype);
+    jk("mnt");
+    jstr(m[i].mnt);
+    jk("opts");
+    emit_str_list(m[i].opts, m[i].nopts);
+    jk("propagation");
+    emit_str_list(m[i].prop, m[i].nprop);
+    jk("root");
+    jstr(m[i].root);
+    jk("source");
+    jstr(m[i].source);
+    jk("super");
+    emit_str_list(m[i].super, m[i].nsuper);
     jobj_end();
   }
   jarr_end();
@@ -629,11 +648,16 @@ static void emit_net(void) {
   for (size_t i = 0; i < n; ++i) {
     qsort(ifs[i].addrs, ifs[i].naddrs, sizeof(char*), cmp_str);
     jobj();
-    jk("addrs"); emit_str_list(ifs[i].addrs, ifs[i].naddrs);
-    jk("loopback"); jbool(ifs[i].flags & IFF_LOOPBACK);
-    jk("name"); jstr(ifs[i].name);
-    jk("running"); jbool(ifs[i].flags & IFF_RUNNING);
-    jk("up"); jbool(ifs[i].flags & IFF_UP);
+    jk("addrs");
+    emit_str_list(ifs[i].addrs, ifs[i].naddrs);
+    jk("loopback");
+    jbool(ifs[i].flags & IFF_LOOPBACK);
+    jk("name");
+    jstr(ifs[i].name);
+    jk("running");
+    jbool(ifs[i].flags & IFF_RUNNING);
+    jk("up");
+    jbool(ifs[i].flags & IFF_UP);
     jobj_end();
   }
   jarr_end();
@@ -655,8 +679,10 @@ static void emit_path(const char* path) {
   struct stat st;
   if (lstat(path, &st) != 0) {
     jobj();
-    jk("errno"); jstr(errno_name(errno));
-    jk("exists"); jbool(false);
+    jk("errno");
+    jstr(errno_name(errno));
+    jk("exists");
+    jbool(false);
     jobj_end();
     return;
   }
@@ -665,28 +691,37 @@ static void emit_path(const char* path) {
   if (access(path, R_OK) == 0) acc[0] = 'r';
   if (access(path, W_OK) == 0) acc[1] = 'w';
   if (access(path, X_OK) == 0) acc[2] = 'x';
-  jk("access"); jstr(acc);
+  jk("access");
+  jstr(acc);
   if (S_ISCHR(st.st_mode) || S_ISBLK(st.st_mode)) {
     char dev[32];
     snprintf(dev, sizeof dev, "%u:%u", major(st.st_rdev), minor(st.st_rdev));
-    jk("dev"); jstr(dev);
+    jk("dev");
+    jstr(dev);
   }
-  jk("exists"); jbool(true);
-  jk("gid"); jint(st.st_gid);
+  jk("exists");
+  jbool(true);
+  jk("gid");
+  jint(st.st_gid);
   char mode[8];
   snprintf(mode, sizeof mode, "%04o", (unsigned)(st.st_mode & 07777));
-  jk("mode"); jstr(mode);
+  jk("mode");
+  jstr(mode);
   if (S_ISREG(st.st_mode)) {
-    jk("size"); jint((long long)st.st_size);
+    jk("size");
+    jint((long long)st.st_size);
   }
   if (S_ISLNK(st.st_mode)) {
     char t[PATH_MAX];
     ssize_t l = readlink(path, t, sizeof t - 1);
     t[l < 0 ? 0 : l] = 0;
-    jk("target"); jstr(t);
+    jk("target");
+    jstr(t);
   }
-  jk("type"); jstr(type_name(st.st_mode));
-  jk("uid"); jint(st.st_uid);
+  jk("type");
+  jstr(type_name(st.st_mode));
+  jk("uid");
+  jint(st.st_uid);
   jobj_end();
 }
 
@@ -709,28 +744,36 @@ static int cmd_json(int argc, char** argv) {
   emit_idmap("gid_map", "/proc/self/gid_map");
   struct utsname u;
   uname(&u);
-  jk("hostname"); jstr(u.nodename);
+  jk("hostname");
+  jstr(u.nodename);
   emit_mounts();
   emit_net();
-  jk("no_new_privs"); jint(prctl(PR_GET_NO_NEW_PRIVS, 0, 0, 0, 0));
+  jk("no_new_privs");
+  jint(prctl(PR_GET_NO_NEW_PRIVS, 0, 0, 0, 0));
   emit_ns();
   jk("paths");
   jobj();
   for (int i = 0; i < argc; ++i) emit_path(paths[i]);
   jobj_end();
-  jk("pgid"); jint(getpgid(0));
-  jk("pid"); jint(getpid());
+  jk("pgid");
+  jint(getpgid(0));
+  jk("pid");
+  jint(getpid());
   emit_pid1_cmdline();
-  jk("ppid"); jint(getppid());
-  jk("seccomp"); jint(prctl(PR_GET_SECCOMP, 0, 0, 0, 0));
+  jk("ppid");
+  jint(getppid());
+  jk("seccomp");
+  jint(prctl(PR_GET_SECCOMP, 0, 0, 0, 0));
   emit_setgroups();
-  jk("sid"); jint(getsid(0));
+  jk("sid");
+  jint(getsid(0));
   emit_idmap("uid_map", "/proc/self/uid_map");
   mode_t um = umask(0);
   umask(um);
   char ums[8];
   snprintf(ums, sizeof ums, "%04o", (unsigned)um);
-  jk("umask"); jstr(ums);
+  jk("umask");
+  jstr(ums);
   jobj_end();
   jraw("\n");
   free(paths);
@@ -742,8 +785,7 @@ static int cmd_json(int argc, char** argv) {
 
 static void sleep_ms(long ms) {
   struct timespec ts = {ms / 1000, (ms % 1000) * 1000000L};
-  while (nanosleep(&ts, &ts) != 0 && errno == EINTR) {
-  }
+  while (nanosleep(&ts, &ts) != 0 && errno == EINTR) {}
 }
 
 static void zombies(long** out, size_t* n_out) {
@@ -813,7 +855,8 @@ static int cmd_orphan(int argc, char** argv) {
   long ms = argc > 0 ? atol(argv[0]) : 1000;
   pid_t g = make_orphan(ms);
   jobj();
-  jk("orphan"); jint(g);
+  jk("orphan");
+  jint(g);
   jobj_end();
   jraw("\n");
   return g > 0 ? 0 : 1;
@@ -833,8 +876,10 @@ static int cmd_reap_check(int argc, char** argv) {
   snprintf(p, sizeof p, "/proc/%d", (int)g);
   struct stat st;
   jobj();
-  jk("orphan"); jint(g);
-  jk("orphan_gone"); jbool(stat(p, &st) != 0);
+  jk("orphan");
+  jint(g);
+  jk("orphan_gone");
+  jbool(stat(p, &st) != 0);
   jk("zombies");
   jarr();
   for (size_t i = 0; i < n; ++i) jint(z[i]);
@@ -907,7 +952,8 @@ static int cmd_ls(int argc, char** argv) {
   DIR* d = opendir(argv[0]);
   if (!d) {
     jobj();
-    jk("errno"); jstr(errno_name(errno));
+    jk("errno");
+    jstr(errno_name(errno));
     jobj_end();
     jraw("\n");
     return 1;
@@ -920,9 +966,8 @@ static int cmd_ls(int argc, char** argv) {
     if (n == cap) v = realloc(v, (cap *= 2) * sizeof *v);
     struct stat st;
     v[n].name = strdup(de->d_name);
-    v[n].type = fstatat(dirfd(d), de->d_name, &st, AT_SYMLINK_NOFOLLOW) == 0
-                    ? type_name(st.st_mode)
-                    : "unknown";
+    v[n].type =
+        fstatat(dirfd(d), de->d_name, &st, AT_SYMLINK_NOFOLLOW) == 0 ? type_name(st.st_mode) : "unknown";
     ++n;
   }
   closedir(d);
@@ -993,9 +1038,12 @@ fail:
   if (cs >= 0) close(cs);
   if (as >= 0) close(as);
   jobj();
-  jk("errno"); jstr(errno_name(err));
-  jk("ok"); jbool(strcmp(stage, "done") == 0);
-  jk("stage"); jstr(stage);
+  jk("errno");
+  jstr(errno_name(err));
+  jk("ok");
+  jbool(strcmp(stage, "done") == 0);
+  jk("stage");
+  jstr(stage);
   jobj_end();
   jraw("\n");
   return 0;
@@ -1016,8 +1064,10 @@ static int cmd_syscall(int argc, char** argv) {
   long rc = syscall(nr, 0);
   int e = errno;
   jobj();
-  jk("errno"); jstr(rc < 0 ? errno_name(e) : "OK");
-  jk("ok"); jbool(rc >= 0);
+  jk("errno");
+  jstr(rc < 0 ? errno_name(e) : "OK");
+  jk("ok");
+  jbool(rc >= 0);
   jobj_end();
   jraw("\n");
   return 0;
@@ -1049,7 +1099,8 @@ static int cmd_argv(int argc, char** argv) {
     size_t l = strlen(comm);
     while (l && comm[l - 1] == '\n') comm[--l] = 0;
   }
-  jk("comm"); jstr(comm);
+  jk("comm");
+  jstr(comm);
   free(comm);
   char exe[PATH_MAX];
   ssize_t l = readlink("/proc/self/exe", exe, sizeof exe - 1);
@@ -1093,12 +1144,16 @@ static int cmd_userns(int argc, char** argv) {
     err = EINTR;
   }
   jobj();
-  jk("max_user_namespaces"); jstr(val);
-  jk("read_errno"); jstr(val ? "OK" : errno_name(rerr));
+  jk("max_user_namespaces");
+  jstr(val);
+  jk("read_errno");
+  jstr(val ? "OK" : errno_name(rerr));
   jk("unshare_user");
   jobj();
-  jk("errno"); jstr(ok ? "OK" : errno_name(err));
-  jk("ok"); jbool(ok);
+  jk("errno");
+  jstr(ok ? "OK" : errno_name(err));
+  jk("ok");
+  jbool(ok);
   jobj_end();
   if (do_write) {
     int wok = 0, werr = 0;
@@ -1114,8 +1169,10 @@ static int cmd_userns(int argc, char** argv) {
     }
     jk("write");
     jobj();
-    jk("errno"); jstr(wok ? "OK" : errno_name(werr));
-    jk("ok"); jbool(wok);
+    jk("errno");
+    jstr(wok ? "OK" : errno_name(werr));
+    jk("ok");
+    jbool(wok);
     jobj_end();
   }
   jobj_end();
@@ -1210,7 +1267,8 @@ static int cmd_grep(int argc, char** argv) {
   jobj();
   jk("matches");
   emit_str_list(r.paths, r.n);
-  jk("unreadable"); jint(r.unreadable);
+  jk("unreadable");
+  jint(r.unreadable);
   jobj_end();
   jraw("\n");
   return 0;
@@ -1224,17 +1282,22 @@ static int cmd_stat(int argc, char** argv) {
     struct stat st;
     if (lstat(argv[i], &st) != 0) {
       jobj();
-      jk("errno"); jstr(errno_name(errno));
+      jk("errno");
+      jstr(errno_name(errno));
       jobj_end();
       continue;
     }
     char mode[8];
     snprintf(mode, sizeof mode, "%04o", (unsigned)(st.st_mode & 07777));
     jobj();
-    jk("mode"); jstr(mode);
-    jk("nlink"); jint((long long)st.st_nlink);
-    jk("size"); jint((long long)st.st_size);
-    jk("type"); jstr(type_name(st.st_mode));
+    jk("mode");
+    jstr(mode);
+    jk("nlink");
+    jint((long long)st.st_nlink);
+    jk("size");
+    jint((long long)st.st_size);
+    jk("type");
+    jstr(type_name(st.st_mode));
     jobj_end();
   }
   jobj_end();
@@ -1251,7 +1314,8 @@ static int cmd_lock(int argc, char** argv) {
   int fd = open(argv[0], O_RDONLY | O_CLOEXEC | O_NOCTTY);
   if (fd < 0) {
     jobj();
-    jk("errno"); jstr(errno_name(errno));
+    jk("errno");
+    jstr(errno_name(errno));
     jobj_end();
     jraw("\n");
     return 1;
@@ -1288,13 +1352,18 @@ static int cmd_lock(int argc, char** argv) {
   }
   close(fd);
   jobj();
-  jk("held"); jbool(l.l_type != F_UNLCK);
-  jk("holder"); jstr(holder);
-  jk("type"); jstr(type);
+  jk("held");
+  jbool(l.l_type != F_UNLCK);
+  jk("holder");
+  jstr(holder);
+  jk("type");
+  jstr(type);
   jk("write_lock");
   jobj();
-  jk("errno"); jstr(wok ? "OK" : errno_name(werr));
-  jk("ok"); jbool(wok);
+  jk("errno");
+  jstr(wok ? "OK" : errno_name(werr));
+  jk("ok");
+  jbool(wok);
   jobj_end();
   jobj_end();
   jraw("\n");
@@ -1302,12 +1371,13 @@ static int cmd_lock(int argc, char** argv) {
 }
 
 static int usage(void) {
-  fputs("usage: probe json [PATH...] | exit N | kill SIG | sleep SECS | orphan MS | reap-check |\n"
-        "       write PATH [TEXT] | mkdir PATH | open PATH [r|w|rw] | cat PATH | ls PATH |\n"
-        "       tcp [4|6] | syscall getpgid|getsid|getppid | argv [ARG...] | userns [write] |\n"
-        "       hold [PATH...] | wait-fd FD [EXIT] | grep TOKEN ROOT [EXCLUDE...] |\n"
-        "       stat PATH... | lock PATH [WAIT_MS]\n",
-        stderr);
+  fputs(
+      "usage: probe json [PATH...] | exit N | kill SIG | sleep SECS | orphan MS | reap-check |\n"
+      "       write PATH [TEXT] | mkdir PATH | open PATH [r|w|rw] | cat PATH | ls PATH |\n"
+      "       tcp [4|6] | syscall getpgid|getsid|getppid | argv [ARG...] | userns [write] |\n"
+      "       hold [PATH...] | wait-fd FD [EXIT] | grep TOKEN ROOT [EXCLUDE...] |\n"
+      "       stat PATH... | lock PATH [WAIT_MS]\n",
+      stderr);
   return 2;
 }
 

@@ -283,7 +283,8 @@ TEST_CASE("--userns refuses a new user namespace, in bwrap's order") {
         "--userns not compatible --unshare-user");
   CHECK(error_of(parse({"--userns", "3", "--unshare-all", "--userns-block-fd", "4", "true"})) ==
         "--userns-block-fd requires --unshare-user");
-  CHECK(error_of(parse({"--userns", "3", "--unshare-all", "true"})) == "--userns not compatible --unshare-user-try");
+  CHECK(error_of(parse({"--userns", "3", "--unshare-all", "true"})) ==
+        "--userns not compatible --unshare-user-try");
   auto ok = parse({"--userns", "3", "--uid", "5", "true"});
   REQUIRE(error_of(ok).empty());
   CHECK(ok.spec.userns_fd == 3);

@@ -371,6 +371,7 @@ TEST_CASE("--userns2 and --pidns: fds, last one wins with bwrap's warning") {
 
 TEST_CASE("SELinux labels: refused as by a bwrap built without SELinux") {
   // Debian's bwrap 0.8.0 prints exactly this, at parse time, whatever follows.
-  CHECK(error_of(parse({"--exec-label", "system_u:object_r:x_t:s0", "true"})) == "labeling not supported on this system");
+  CHECK(error_of(parse({"--exec-label", "system_u:object_r:x_t:s0", "true"})) ==
+        "labeling not supported on this system");
   CHECK(error_of(parse({"--file-label", "l", "--bogus"})) == "labeling not supported on this system");
 }

@@ -10,11 +10,13 @@ using rf::spec::OpKind;
 
 namespace {
 constexpr const char* kSrcNotUsed =
-    "--overlay-src must be followed by another --overlay-src or one of --overlay, --tmp-overlay, or --ro-overlay";
+    "--overlay-src must be followed by another --overlay-src or one of --overlay, --tmp-overlay, or "
+    "--ro-overlay";
 }  // namespace
 
 TEST_CASE("--overlay takes the queued layers in command-line order, bottom first") {
-  auto p = parse({"--overlay-src", "/low", "--overlay-src", "/mid", "--overlay", "/up", "/work", "/dest", "true"});
+  auto p =
+      parse({"--overlay-src", "/low", "--overlay-src", "/mid", "--overlay", "/up", "/work", "/dest", "true"});
   REQUIRE(error_of(p).empty());
   REQUIRE(p.spec.fs_ops.size() == 1);
   const auto& op = p.spec.fs_ops[0];
@@ -43,15 +45,19 @@ TEST_CASE("--tmp-overlay and --ro-overlay take only a destination") {
 TEST_CASE("each overlay op consumes its layers; the next one needs its own") {
   auto p = parse({"--overlay-src", "/a", "--tmp-overlay", "/t", "--tmp-overlay", "/u", "true"});
   CHECK(error_of(p) == "--tmp-overlay requires at least one --overlay-src");
-  auto q = parse({"--overlay-src", "/a", "--tmp-overlay", "/t", "--overlay-src", "/b", "--tmp-overlay", "/u", "true"});
+  auto q = parse(
+      {"--overlay-src", "/a", "--tmp-overlay", "/t", "--overlay-src", "/b", "--tmp-overlay", "/u", "true"});
   REQUIRE(error_of(q).empty());
   CHECK(q.spec.fs_ops[1].layers == Words{"/b"});
 }
 
 TEST_CASE("too few layers: one message per op") {
-  CHECK(error_of(parse({"--overlay", "/u", "/w", "/d", "true"})) == "--overlay requires at least one --overlay-src");
-  CHECK(error_of(parse({"--tmp-overlay", "/d", "true"})) == "--tmp-overlay requires at least one --overlay-src");
-  CHECK(error_of(parse({"--ro-overlay", "/d", "true"})) == "--ro-overlay requires at least two --overlay-src");
+  CHECK(error_of(parse({"--overlay", "/u", "/w", "/d", "true"})) ==
+        "--overlay requires at least one --overlay-src");
+  CHECK(error_of(parse({"--tmp-overlay", "/d", "true"})) ==
+        "--tmp-overlay requires at least one --overlay-src");
+  CHECK(error_of(parse({"--ro-overlay", "/d", "true"})) ==
+        "--ro-overlay requires at least two --overlay-src");
   CHECK(error_of(parse({"--overlay-src", "/a", "--ro-overlay", "/d", "true"})) ==
         "--ro-overlay requires at least two --overlay-src");
   // The arity check comes first.
@@ -63,8 +69,10 @@ TEST_CASE("--overlay-src must be followed by another --overlay-src or an overlay
   CHECK(error_of(parse({"--overlay-src", "/a", "--dir", "/x", "true"})) == kSrcNotUsed);
   CHECK(error_of(parse({"--overlay-src", "/a", "--unshare-pid", "true"})) == kSrcNotUsed);
   // --perms and --size are modifiers for their own rule, not for this one.
-  CHECK(error_of(parse({"--overlay-src", "/a", "--perms", "0700", "--tmp-overlay", "/t", "true"})) == kSrcNotUsed);
-  CHECK(error_of(parse({"--overlay-src", "/a", "--size", "10", "--tmp-overlay", "/t", "true"})) == kSrcNotUsed);
+  CHECK(error_of(parse({"--overlay-src", "/a", "--perms", "0700", "--tmp-overlay", "/t", "true"})) ==
+        kSrcNotUsed);
+  CHECK(error_of(parse({"--overlay-src", "/a", "--size", "10", "--tmp-overlay", "/t", "true"})) ==
+        kSrcNotUsed);
   // Also when the options end: at a COMMAND, at "--", or with no COMMAND at all.
   CHECK(error_of(parse({"--overlay-src", "/a", "true"})) == kSrcNotUsed);
   CHECK(error_of(parse({"--overlay-src", "/a", "--", "true"})) == kSrcNotUsed);
@@ -93,7 +101,8 @@ TEST_CASE("layers queued inside --args are checked by the option after --args") 
 }
 
 TEST_CASE("overlay ops keep their place among the other filesystem ops") {
-  auto p = parse({"--dir", "/a", "--overlay-src", "/l", "--tmp-overlay", "/a/b", "--tmpfs", "/a/b/c", "true"});
+  auto p =
+      parse({"--dir", "/a", "--overlay-src", "/l", "--tmp-overlay", "/a/b", "--tmpfs", "/a/b/c", "true"});
   REQUIRE(error_of(p).empty());
   REQUIRE(p.spec.fs_ops.size() == 3);
   CHECK(p.spec.fs_ops[0].kind == OpKind::Dir);

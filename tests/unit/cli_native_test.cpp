@@ -41,7 +41,8 @@ TEST_CASE("run: bad values are usage errors naming the option") {
   };
   CHECK(err({"run", "--", "true"}).empty());
   CHECK(err({"run"}).find("COMMAND is missing") != std::string::npos);
-  CHECK(err({"run", "--network", "maybe", "--", "true"}).find("expected on or off, got 'maybe'") != std::string::npos);
+  CHECK(err({"run", "--network", "maybe", "--", "true"}).find("expected on or off, got 'maybe'") !=
+        std::string::npos);
   CHECK(err({"run", "--timeout", "0", "--", "true"}).find("--timeout") != std::string::npos);
   CHECK(err({"run", "--timeout", "x", "--", "true"}).find("--timeout") != std::string::npos);
   CHECK(err({"run", "--require", "max", "--", "true"}).find("kernel, landlock or soft") != std::string::npos);
@@ -73,9 +74,9 @@ TEST_CASE("help: the subcommand's own text") {
   auto h = parse_native({"run", "--help"});
   REQUIRE(h);
   CHECK(h->kind == NativeCommand::Kind::Help);
-  for (const char* opt : {"--preset", "--agent", "--project", "--network", "--edits", "--shell", "--web-search",
-                          "--fs-jail", "--bind", "--ro-bind", "--mask", "--env", "--timeout", "--limit",
-                          "--keep-home", "--profile", "--dry-run"}) {
+  for (const char* opt : {"--preset", "--agent", "--project", "--network", "--edits", "--shell",
+                          "--web-search", "--fs-jail", "--bind", "--ro-bind", "--mask", "--env", "--timeout",
+                          "--limit", "--keep-home", "--profile", "--dry-run"}) {
     CAPTURE(opt);
     CHECK(h->text.find(opt) != std::string::npos);
   }
@@ -89,7 +90,8 @@ TEST_CASE("exec_resolve: the program, its ELF interpreter, a script's interprete
   REQUIRE(sh);
   REQUIRE(sh->size() >= 2);  // the shell and the dynamic loader (Debian's dash is dynamic)
   CHECK(sh->front().find("dash") != std::string::npos);
-  CHECK(std::any_of(sh->begin(), sh->end(), [](const std::string& f) { return f.find("ld-linux") != std::string::npos; }));
+  CHECK(std::any_of(sh->begin(), sh->end(),
+                    [](const std::string& f) { return f.find("ld-linux") != std::string::npos; }));
   char tmpl[] = "/tmp/rf-exec-XXXXXX";
   int fd = ::mkstemp(tmpl);
   REQUIRE(fd >= 0);
@@ -102,7 +104,8 @@ TEST_CASE("exec_resolve: the program, its ELF interpreter, a script's interprete
   REQUIRE(s);
   CHECK(s->front() == tmpl);
   CHECK(std::find(s->begin(), s->end(), "/usr/bin/env") != s->end());
-  CHECK(std::any_of(s->begin(), s->end(), [](const std::string& f) { return f.find("dash") != std::string::npos; }));
+  CHECK(std::any_of(s->begin(), s->end(),
+                    [](const std::string& f) { return f.find("dash") != std::string::npos; }));
   CHECK(!rf::cli::executables_for("rf-no-such-program", "/usr/bin"));
 }
 
@@ -122,7 +125,6 @@ TEST_CASE("nameservers_in: resolv.conf's nameserver lines") {
   const char* conf =
       "# generated\nsearch example.internal\nnameserver 169.254.169.253\nnameserver\t10.0.0.2 # comment\n"
       "nameserver fe80::1%eth0\nnameservers 1.1.1.1\n options ndots:2\nnameserver 2001:db8::53";
-  CHECK(rf::cli::nameservers_in(conf) ==
-        Words{"169.254.169.253", "10.0.0.2", "fe80::1", "2001:db8::53"});
+  CHECK(rf::cli::nameservers_in(conf) == Words{"169.254.169.253", "10.0.0.2", "fe80::1", "2001:db8::53"});
   CHECK(rf::cli::nameservers_in("").empty());
 }

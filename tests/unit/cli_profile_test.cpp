@@ -131,7 +131,8 @@ TEST_CASE("profile: TOML syntax errors carry the parser's position") {
 
 TEST_CASE("profile: unknown keys, with their position") {
   CHECK(error_of("preset = \"balanced\"\nsandbox = true\n") ==
-        "p.toml:2:1: unknown key \"sandbox\" (valid: preset, agent, project, require, level, toggles, filesystem, "
+        "p.toml:2:1: unknown key \"sandbox\" (valid: preset, agent, project, require, level, toggles, "
+        "filesystem, "
         "env, network, limits)");
   CHECK(error_of("[toggles]\n  network = \"on\"\n  netwrok = \"off\"\n") ==
         "p.toml:3:3: unknown key \"netwrok\" in [toggles] (valid: fs_jail, network, edits, shell, "
@@ -323,6 +324,7 @@ TEST_CASE("profile file: non-ASCII text only in strings and comments") {
   auto bare = rf::cli::parse_profile("n\xef\xb3\xbfork = 1\n", "p.toml");
   REQUIRE(!bare);
   CHECK(bare.error().message() == "p.toml:1:2: non-ASCII text is only allowed in strings and comments");
-  auto ok = rf::cli::parse_profile("# caf\xc3\xa9\n[filesystem]\nmask = [\"caf\xc3\xa9.env\", 'x\xc3\xa9']\n", "p.toml");
+  auto ok = rf::cli::parse_profile("# caf\xc3\xa9\n[filesystem]\nmask = [\"caf\xc3\xa9.env\", 'x\xc3\xa9']\n",
+                                   "p.toml");
   CHECK(ok);
 }

@@ -106,7 +106,7 @@ TEST_CASE("run: a host without user namespaces but with Landlock runs the landlo
   CHECK(has_note(*plan, "landlock level: masks do not apply"));
   CHECK(has_note(*plan, ".git/hooks"));
   CHECK(!has_note(*plan, "pathname unix sockets"));  // the connect policy limits them (below)
-  CHECK(!has_note(*plan, "signal scoping"));  // ABI 7 scopes signals and abstract sockets
+  CHECK(!has_note(*plan, "signal scoping"));         // ABI 7 scopes signals and abstract sockets
   CHECK(plan->level_summary.find("project masks") != std::string::npos);
   CHECK(plan->spec.supervision.connect.enabled);  // network off: the connect policy refuses all
   CHECK(plan->spec.supervision.connect.restrict_unix_paths);

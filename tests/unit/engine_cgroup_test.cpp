@@ -44,8 +44,8 @@ TEST_CASE("hybrid: each v1 controller's group, co-mounted controllers resolved, 
 }
 
 TEST_CASE("a mount whose root is not above our path (another cgroup namespace) is not used") {
-  auto r = locate_cgroups("0::/other/group\n",
-                          "40 30 0:27 /container /sys/fs/cgroup rw - cgroup2 cgroup2 rw\n");
+  auto r =
+      locate_cgroups("0::/other/group\n", "40 30 0:27 /container /sys/fs/cgroup rw - cgroup2 cgroup2 rw\n");
   REQUIRE(r);
   CHECK(r->empty());
   r = locate_cgroups("0::/container/job\n", "40 30 0:27 /container /sys/fs/cgroup rw - cgroup2 cgroup2 rw\n");

@@ -16,13 +16,15 @@ namespace {
 void check_equivalent(const std::vector<rf::policy::Program>& programs, const std::string& merged,
                       std::uint32_t seed) {
   std::mt19937_64 rng(seed);
-  const std::uint64_t interesting[] = {0, 1, 2, 10, 16, 40, 0x5412, 0x541c, 0x5437, 0x10000000, 0x20000,
-                                       0x80, 0xffffffff, 0x100000000, 0xdead000000005412};
+  const std::uint64_t interesting[] = {0,       1,      2,          10,          16,
+                                       40,      0x5412, 0x541c,     0x5437,      0x10000000,
+                                       0x20000, 0x80,   0xffffffff, 0x100000000, 0xdead000000005412};
   const std::uint32_t arches[] = {arch_native(), arch_i386(), AUDIT_ARCH_AARCH64};
   for (int i = 0; i < 20000; ++i) {
     SeccompData d;
     d.arch = arches[rng() % 3];
-    d.nr = static_cast<std::int32_t>(rng() % 3 == 0 ? rng() % 480 : (rng() % 2 ? rng() % 64 : 0x40000000 + rng() % 400));
+    d.nr = static_cast<std::int32_t>(rng() % 3 == 0 ? rng() % 480
+                                                    : (rng() % 2 ? rng() % 64 : 0x40000000 + rng() % 400));
     for (auto& a : d.args) a = rng() % 2 ? interesting[rng() % std::size(interesting)] : rng();
     std::uint32_t want = run_all(programs, d);
     std::uint32_t got = run_bpf(merged, d);

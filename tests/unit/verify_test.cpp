@@ -10,8 +10,8 @@
 #include <cstdlib>
 #include <fstream>
 
-#include "ringfence/base/json.hpp"
 #include "process.hpp"
+#include "ringfence/base/json.hpp"
 #include "ringfence/cli/native.hpp"
 #include "ringfence/verify/verify.hpp"
 #include "workspace.hpp"

@@ -88,14 +88,14 @@ using Status = Result<void>;
 }  // namespace rf::base
 
 // Return early with the error of a failed Result.
-#define RF_TRY(expr)                                        \
-  do {                                                      \
-    auto&& rf_try_r_ = (expr);                              \
+#define RF_TRY(expr)                                                             \
+  do {                                                                           \
+    auto&& rf_try_r_ = (expr);                                                   \
     if (!rf_try_r_) return ::rf::base::unexpected(std::move(rf_try_r_).error()); \
   } while (0)
 
 // Declare `var` from a Result's value, or return its error.
-#define RF_TRY_ASSIGN(var, expr)                            \
-  auto&& var##_rf_r_ = (expr);                              \
+#define RF_TRY_ASSIGN(var, expr)                                                   \
+  auto&& var##_rf_r_ = (expr);                                                     \
   if (!var##_rf_r_) return ::rf::base::unexpected(std::move(var##_rf_r_).error()); \
   auto var = std::move(var##_rf_r_).value()

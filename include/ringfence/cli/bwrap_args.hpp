@@ -15,10 +15,10 @@ namespace rf::cli {
 
 struct BwrapParse {
   enum class Action {
-    Run,         // spec is complete: launch it
-    Help,        // print usage to stdout, exit 0
-    Version,     // print version line to stdout, exit 0
-    Usage,       // no command: print usage to stderr, exit 1
+    Run,      // spec is complete: launch it
+    Help,     // print usage to stdout, exit 0
+    Version,  // print version line to stdout, exit 0
+    Usage,    // no command: print usage to stderr, exit 1
   };
   Action action = Action::Run;
   spec::Spec spec;

@@ -23,9 +23,9 @@ inline constexpr int kExitPolicyKill = 159;  // 128 + SIGSYS: the seccomp policy
 
 struct PolicyCommand {
   enum class Op { List, Check, Show, Compile } op = Op::List;
-  std::string target;       // profile name or policy file
-  std::string output;       // compile: -o FILE ("-" = stdout)
-  bool pseudo_code = false; // show --pfc: libseccomp's pseudo filter code
+  std::string target;        // profile name or policy file
+  std::string output;        // compile: -o FILE ("-" = stdout)
+  bool pseudo_code = false;  // show --pfc: libseccomp's pseudo filter code
 };
 
 struct PresetCommand {
@@ -53,7 +53,7 @@ struct RunOptions {
   std::optional<std::string> level;    // kernel | landlock | soft: run at most this level
   bool allow_unsandboxed = false;
   std::vector<std::string> allow_net, deny_net;  // --allow-net / --deny-net network rules
-  bool allow_unfiltered_network = false;          // network on without the connect policy
+  bool allow_unfiltered_network = false;         // network on without the connect policy
   bool new_session = false;
   std::vector<std::string> command;
 };

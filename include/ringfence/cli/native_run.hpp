@@ -19,8 +19,8 @@ namespace rf::cli {
 // A file of the agent's configuration copied into the throwaway HOME (and back, when the agent
 // may change it), because agents replace such files by rename, which a bind mount refuses.
 struct HomeCopy {
-  std::string host;     // absolute path in the real home
-  std::string inside;   // relative path in the throwaway HOME
+  std::string host;    // absolute path in the real home
+  std::string inside;  // relative path in the throwaway HOME
   bool copy_back = false;
 };
 
@@ -28,10 +28,10 @@ struct RunPlan {
   spec::Spec spec;
   presets::Settings settings;
   presets::Level level = presets::Level::Kernel;
-  std::string agent;                  // agent profile name
-  std::string project;                // realpath of the project
-  std::string home_inside;            // $HOME inside the sandbox
-  std::string home_host;              // the throwaway directory (made by prepare_home)
+  std::string agent;        // agent profile name
+  std::string project;      // realpath of the project
+  std::string home_inside;  // $HOME inside the sandbox
+  std::string home_host;    // the throwaway directory (made by prepare_home)
   std::vector<HomeCopy> copies;
   std::vector<std::string> soft_agent_dirs;  // soft jail: agent directories linked into HOME
   // The landlock level: directories made in the throwaway HOME, then links (relative path in
@@ -40,11 +40,11 @@ struct RunPlan {
   std::vector<std::string> home_dirs;
   std::vector<std::pair<std::string, std::string>> home_links;
   std::string tmp_host;
-  std::vector<std::string> dropped_env;  // names only
-  std::vector<std::string> masked;       // paths hidden in the project and on system paths
-  std::vector<std::string> notes;        // what is not enforced, and why
-  std::vector<std::string> limits;       // each --limit and what enforces it
-  std::vector<std::string> exec_allowed; // shell off: the only files that may be executed
+  std::vector<std::string> dropped_env;   // names only
+  std::vector<std::string> masked;        // paths hidden in the project and on system paths
+  std::vector<std::string> notes;         // what is not enforced, and why
+  std::vector<std::string> limits;        // each --limit and what enforces it
+  std::vector<std::string> exec_allowed;  // shell off: the only files that may be executed
   bool dry_run = false;
   std::optional<presets::Level> required;  // --require / the profile file's `require`
   std::string level_reason;                // why the level is below the preset's aim

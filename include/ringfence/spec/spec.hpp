@@ -14,29 +14,29 @@ namespace rf::spec {
 
 // Filesystem operations, applied inside the new root in the order given (bwrap semantics).
 enum class OpKind {
-  Bind,       // recursive bind, nosuid,nodev
-  RoBind,     // recursive bind, ro,nosuid,nodev on every submount
-  DevBind,    // recursive bind, nosuid only
-  RemountRo,  // add ro,nosuid,nodev to the mount at dest (not recursive)
-  Tmpfs,      // tmpfs (mode perms or 0755, optional size)
-  Proc,       // new procfs (or host /proc bind without a PID namespace)
-  Dev,        // minimal /dev
-  Mqueue,     // mqueue file system
-  Dir,        // directory (and parents)
-  Symlink,    // symlink dest -> source (source literal)
-  Chmod,      // chmod an existing path
-  File,       // regular file with the content of fd (mode perms or 0666)
-  BindData,   // file with the content of fd (mode perms or 0600) bound read-write at dest
-  RoBindData, // same, bound read-only
-  Overlay,    // overlayfs: lower `layers`, upper dir `source`, work dir `work` (host paths)
-  TmpOverlay, // overlayfs: lower `layers`, upper/work on the hidden scratch tmpfs
-  RoOverlay,  // overlayfs, read-only: lower `layers` only (at least two)
+  Bind,        // recursive bind, nosuid,nodev
+  RoBind,      // recursive bind, ro,nosuid,nodev on every submount
+  DevBind,     // recursive bind, nosuid only
+  RemountRo,   // add ro,nosuid,nodev to the mount at dest (not recursive)
+  Tmpfs,       // tmpfs (mode perms or 0755, optional size)
+  Proc,        // new procfs (or host /proc bind without a PID namespace)
+  Dev,         // minimal /dev
+  Mqueue,      // mqueue file system
+  Dir,         // directory (and parents)
+  Symlink,     // symlink dest -> source (source literal)
+  Chmod,       // chmod an existing path
+  File,        // regular file with the content of fd (mode perms or 0666)
+  BindData,    // file with the content of fd (mode perms or 0600) bound read-write at dest
+  RoBindData,  // same, bound read-only
+  Overlay,     // overlayfs: lower `layers`, upper dir `source`, work dir `work` (host paths)
+  TmpOverlay,  // overlayfs: lower `layers`, upper/work on the hidden scratch tmpfs
+  RoOverlay,   // overlayfs, read-only: lower `layers` only (at least two)
 };
 
 struct FsOp {
   OpKind kind = OpKind::Dir;
-  std::string source;   // host path for binds, link target for Symlink
-  std::string dest;     // path inside the sandbox (absolute or relative to its root)
+  std::string source;                 // host path for binds, link target for Symlink
+  std::string dest;                   // path inside the sandbox (absolute or relative to its root)
   bool allow_missing = false;         // the -try variants: a missing source skips the op
   std::optional<mode_t> perms;        // --perms / --chmod mode
   std::optional<std::uint64_t> size;  // --size for Tmpfs
@@ -141,37 +141,37 @@ struct BpfBytes {
 };
 
 struct Spec {
-  std::vector<std::string> argv;         // command and its arguments (argv[0] = file to exec)
-  std::vector<FsOp> fs_ops;              // in command-line order
+  std::vector<std::string> argv;  // command and its arguments (argv[0] = file to exec)
+  std::vector<FsOp> fs_ops;       // in command-line order
   Namespaces ns;
-  std::optional<uid_t> uid;              // id inside the sandbox (default: the caller's)
+  std::optional<uid_t> uid;  // id inside the sandbox (default: the caller's)
   std::optional<gid_t> gid;
-  std::optional<std::string> hostname;   // needs ns.uts
-  std::vector<EnvOp> env_ops;            // applied to the launcher's environment before clone
-  std::optional<std::string> chdir;      // --chdir; else the bwrap fallback rules apply
-  std::vector<CapOp> cap_ops;            // in command-line order
-  std::vector<BpfBytes> seccomp;         // installed last, in this order
+  std::optional<std::string> hostname;  // needs ns.uts
+  std::vector<EnvOp> env_ops;           // applied to the launcher's environment before clone
+  std::optional<std::string> chdir;     // --chdir; else the bwrap fallback rules apply
+  std::vector<CapOp> cap_ops;           // in command-line order
+  std::vector<BpfBytes> seccomp;        // installed last, in this order
   // --seccomp: one program still in its fd, read (and closed) by the engine after validation and
   // after the bind sources are resolved, where bwrap reads it; installed after `seccomp`.
   std::optional<int> seccomp_fd;
-  bool inherit_fds = true;               // pass inherited fds (bwrap); false: close all but pass_fds
-  std::vector<int> pass_fds;             // fds kept when inherit_fds is false (besides 0,1,2)
-  std::optional<std::string> argv0;       // --argv0: argv[0] the command sees
-  std::vector<std::string> lock_files;   // --lock-file: paths inside the sandbox, read-locked by pid 1
-  std::optional<int> sync_fd;            // --sync-fd: held open by pid 1 for the sandbox's life
-  std::optional<int> block_fd;           // --block-fd: wait for a byte (or EOF) before exec
-  std::optional<int> userns_block_fd;    // --userns-block-fd: wait before the child continues
-  std::optional<int> userns_fd;          // --userns: join this user namespace instead of a new one
-  std::optional<int> userns2_fd;         // --userns2: switch to this user namespace after setup
-  std::optional<int> pidns_fd;           // --pidns: run in (or, with ns.pid, under) this pid namespace
-  std::optional<int> info_fd;            // --info-fd: one JSON object after clone
-  std::optional<int> json_status_fd;     // --json-status-fd: JSON lines (start, exit-code)
-  bool disable_userns = false;           // --disable-userns
-  bool assert_userns_disabled = false;   // --assert-userns-disabled
+  bool inherit_fds = true;              // pass inherited fds (bwrap); false: close all but pass_fds
+  std::vector<int> pass_fds;            // fds kept when inherit_fds is false (besides 0,1,2)
+  std::optional<std::string> argv0;     // --argv0: argv[0] the command sees
+  std::vector<std::string> lock_files;  // --lock-file: paths inside the sandbox, read-locked by pid 1
+  std::optional<int> sync_fd;           // --sync-fd: held open by pid 1 for the sandbox's life
+  std::optional<int> block_fd;          // --block-fd: wait for a byte (or EOF) before exec
+  std::optional<int> userns_block_fd;   // --userns-block-fd: wait before the child continues
+  std::optional<int> userns_fd;         // --userns: join this user namespace instead of a new one
+  std::optional<int> userns2_fd;        // --userns2: switch to this user namespace after setup
+  std::optional<int> pidns_fd;          // --pidns: run in (or, with ns.pid, under) this pid namespace
+  std::optional<int> info_fd;           // --info-fd: one JSON object after clone
+  std::optional<int> json_status_fd;    // --json-status-fd: JSON lines (start, exit-code)
+  bool disable_userns = false;          // --disable-userns
+  bool assert_userns_disabled = false;  // --assert-userns-disabled
   bool new_session = false;
   bool die_with_parent = false;
   bool as_pid_1 = false;
-  Supervision supervision;               // native mode only
+  Supervision supervision;  // native mode only
   // "Shell off": only these files (paths inside the sandbox: the command and its interpreters)
   // may be executed, enforced with Landlock's execute right.
   bool restrict_exec = false;

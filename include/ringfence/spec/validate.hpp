@@ -15,7 +15,6 @@ Namespaces effective_namespaces(const Spec& spec, uid_t caller_uid, bool userns_
 
 // Checks that do not depend on the host (e.g. --hostname needs --unshare-uts), run against the
 // effective namespaces. `caller_uid`/`caller_gid` are the real ids of the invoking process.
-base::Status validate(const Spec& spec, const Namespaces& effective, uid_t caller_uid,
-                      gid_t caller_gid);
+base::Status validate(const Spec& spec, const Namespaces& effective, uid_t caller_uid, gid_t caller_gid);
 
 }  // namespace rf::spec

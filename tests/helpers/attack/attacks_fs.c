@@ -27,8 +27,9 @@ static char big[1 << 18];
 
 static bool guard_host(void) {
   if (!caps_dangerous_on_host()) return false;
-  succeeded(0, "not attempted: this process holds CAP_SYS_ADMIN in the initial user namespace, so the call "
-               "would change the host");
+  succeeded(0,
+            "not attempted: this process holds CAP_SYS_ADMIN in the initial user namespace, so the call "
+            "would change the host");
   return true;
 }
 
@@ -64,7 +65,8 @@ static long umount_x32(void* p) { return syscall(SYS_umount2 | X32_BIT, (long)p,
 
 static void unmount_masks(const struct attack* a) {
   if ((a->arg == 1 && cfg.i386 == 0) || (a->arg == 2 && cfg.x32 == 0)) {
-    skipped(a->arg == 1 ? "no i386 ABI: int $0x80 faults on this kernel" : "no x32 ABI in this kernel (x32 getpid: ENOSYS)");
+    skipped(a->arg == 1 ? "no i386 ABI: int $0x80 faults on this kernel"
+                        : "no x32 ABI in this kernel (x32 getpid: ENOSYS)");
     return;
   }
   if (guard_host()) return;
@@ -124,7 +126,10 @@ static void vfs_call(const struct attack* a) {
     case 0: r = rsys(SYS_fsopen, (long)"tmpfs", 0, 0, 0, 0, 0); break;
     case 1: r = rsys(SYS_open_tree, AT_FDCWD, (long)"/", OPEN_TREE_CLONE | AT_RECURSIVE, 0, 0, 0); break;
     case 2: r = rsys(SYS_fspick, AT_FDCWD, (long)"/", 0, 0, 0, 0); break;
-    case 3: r = rsys(SYS_move_mount, AT_FDCWD, (long)"/nonexistent-rf-a", AT_FDCWD, (long)"/nonexistent-rf-b", 0, 0); break;
+    case 3:
+      r = rsys(SYS_move_mount, AT_FDCWD, (long)"/nonexistent-rf-a", AT_FDCWD, (long)"/nonexistent-rf-b", 0,
+               0);
+      break;
     case 4: r = rsys(SYS_fsmount, -1, 0, 0, 0, 0, 0); break;
     case 5: r = rsys(SYS_pivot_root, (long)"/nonexistent-rf", (long)"/nonexistent-rf", 0, 0, 0, 0); break;
     case 6: {
@@ -164,8 +169,8 @@ static void old_root(const struct attack* a) {
     acc_add(&acc, p1.st_ino != r1.st_ino || p1.st_dev != r1.st_dev, EPERM, "/proc/1/root differs from /");
   struct statfs sf;
   statfs("/", &sf);
-  acc_add(&acc, sf.f_type != 0x01021994 /* TMPFS_MAGIC */, EPERM, "/ is the host's root (not a fresh tmpfs: type 0x%lx)",
-          (long)sf.f_type);
+  acc_add(&acc, sf.f_type != 0x01021994 /* TMPFS_MAGIC */, EPERM,
+          "/ is the host's root (not a fresh tmpfs: type 0x%lx)", (long)sf.f_type);
   acc_done(&acc, NULL);
 }
 
@@ -212,13 +217,14 @@ static void hardlink_out(const struct attack* a) {
 // MNT-09: device nodes (opened read-only and non-blocking, never read or written) and mknod.
 static void devices(const struct attack* a) {
   (void)a;
-  static const char* devs[] = {"/dev/kmsg", "/dev/mem", "/dev/kmem", "/dev/port", "/dev/kvm", "/dev/fuse",
-                               "/dev/net/tun", "/dev/vsock", "/dev/vhost-vsock", "/dev/userfaultfd",
-                               "/dev/vda", "/dev/sda", "/dev/nvme0n1", "/dev/dri/card0", "/dev/tty0",
-                               "/dev/console", "/dev/vcs", NULL};
+  static const char* devs[] = {
+      "/dev/kmsg",    "/dev/mem",       "/dev/kmem",        "/dev/port",        "/dev/kvm", "/dev/fuse",
+      "/dev/net/tun", "/dev/vsock",     "/dev/vhost-vsock", "/dev/userfaultfd", "/dev/vda", "/dev/sda",
+      "/dev/nvme0n1", "/dev/dri/card0", "/dev/tty0",        "/dev/console",     "/dev/vcs", NULL};
   struct acc acc = {0};
   for (int i = 0; devs[i]; ++i) {
-    int fd = (int)rsys(SYS_openat, AT_FDCWD, (long)devs[i], O_RDONLY | O_NONBLOCK | O_NOCTTY | O_CLOEXEC, 0, 0, 0);
+    int fd =
+        (int)rsys(SYS_openat, AT_FDCWD, (long)devs[i], O_RDONLY | O_NONBLOCK | O_NOCTTY | O_CLOEXEC, 0, 0, 0);
     int e = errno;
     if (fd < 0 && e == ENOENT) continue;
     if (fd >= 0) close(fd);
@@ -249,7 +255,8 @@ static void tmpfs_sizes(const struct attack* a) {
     char* dash = strstr(line, " - ");
     if (!dash || sscanf(dash + 3, "%63s %*s %511s", fstype, super) != 2) continue;
     if (strcmp(fstype, "tmpfs") || strncmp(opts, "rw", 2)) continue;
-    acc_add(&acc, !strstr(super, "size="), ENOSPC, "%s (%s)", mp, strstr(super, "size=") ? "sized" : "no size=");
+    acc_add(&acc, !strstr(super, "size="), ENOSPC, "%s (%s)", mp,
+            strstr(super, "size=") ? "sized" : "no size=");
   }
   acc_done(&acc, "no writable tmpfs");
 }
@@ -264,7 +271,8 @@ static void mountinfo_paths(const struct attack* a) {
   }
   const char* hints[] = {"/home/", "/root", "/tmp/ringfence", NULL};
   struct acc acc = {0};
-  for (int i = 0; hints[i]; ++i) acc_add(&acc, strstr(big, hints[i]) != NULL, ENOENT, "'%s' in mountinfo", hints[i]);
+  for (int i = 0; hints[i]; ++i)
+    acc_add(&acc, strstr(big, hints[i]) != NULL, ENOENT, "'%s' in mountinfo", hints[i]);
   acc_done(&acc, NULL);
 }
 
@@ -329,8 +337,8 @@ static void tiocsti(const struct attack* a) {
     ++injected;
   }
   if (injected)
-    succeeded(0, "ioctl(%s, TIOCSTI%s) injected %d bytes into the terminal's input", what, a->arg ? " | 1<<32" : "",
-              injected);
+    succeeded(0, "ioctl(%s, TIOCSTI%s) injected %d bytes into the terminal's input", what,
+              a->arg ? " | 1<<32" : "", injected);
   else
     blocked(err, "ioctl(%s, TIOCSTI%s): %s", what, a->arg ? " | 1<<32" : "", errname(err));
 }
@@ -347,7 +355,8 @@ static void tioclinux(const struct attack* a) {
   if (r == 0)
     succeeded(0, "ioctl(%s, TIOCLINUX) worked", what);
   else
-    blocked(e, "ioctl(%s, TIOCLINUX): %s%s", what, errname(e), e == EPERM ? "" : " (refused by the tty layer)");
+    blocked(e, "ioctl(%s, TIOCLINUX): %s%s", what, errname(e),
+            e == EPERM ? "" : " (refused by the tty layer)");
 }
 
 // TTY-04: other terminals in /dev/pts.
@@ -433,36 +442,48 @@ static void git_persist(const struct attack* a) {
 }
 
 void register_fs_attacks(void) {
-  add_attack("MNT-01", "MNT-01", LV_ALL, unmount_masks, 0, NULL, "unmount masks and read-only binds (umount2)");
+  add_attack("MNT-01", "MNT-01", LV_ALL, unmount_masks, 0, NULL,
+             "unmount masks and read-only binds (umount2)");
   add_attack("MNT-01.i386", "MNT-01", LV_ALL, unmount_masks, 1, NULL, "umount2 through int $0x80");
   add_attack("MNT-01.x32", "MNT-01", LV_ALL, unmount_masks, 2, NULL, "umount2 through the x32 ABI");
-  add_attack("MNT-02", "MNT-02", LV_ALL, remount_rw, 0, NULL, "remount read-only binds writable (mount, mount_setattr)");
-  static const char* vfs[] = {"fsopen", "open_tree", "fspick", "move_mount", "fsmount", "pivot_root", "chroot", "mount"};
+  add_attack("MNT-02", "MNT-02", LV_ALL, remount_rw, 0, NULL,
+             "remount read-only binds writable (mount, mount_setattr)");
+  static const char* vfs[] = {"fsopen",  "open_tree",  "fspick", "move_mount",
+                              "fsmount", "pivot_root", "chroot", "mount"};
   for (int i = 0; i < 8; ++i) {
     char id[32];
     snprintf(id, sizeof id, "MNT-03.%s", vfs[i]);
     add_attack(id, "MNT-03", LV_ALL, vfs_call, i, NULL, "%s (the mount API and VFS-changing calls)", vfs[i]);
   }
   add_attack("MNT-04", "MNT-04", LV_K, old_root, 0, NULL, "the old root after pivot_root");
-  add_attack("MNT-05", "MNT-05", LV_KL, symlink_out, 0, NULL, "symlinks in the project to the real home and /etc/shadow");
+  add_attack("MNT-05", "MNT-05", LV_KL, symlink_out, 0, NULL,
+             "symlinks in the project to the real home and /etc/shadow");
   add_skipped("MNT-06", "MNT-06", "mount targets swapped for symlinks during setup",
               "decided outside: needs a racer while the engine starts (tests/engine)");
   add_attack("MNT-08", "MNT-08", LV_KL, hardlink_out, 0, NULL, "hard links from outside into the project");
-  add_attack("MNT-09", "MNT-09", LV_KL, devices, 0, NULL, "device nodes (kmsg, mem, kvm, tun, vsock, disks) and mknod");
-  add_attack("MNT-10", "MNT-10", LV_NONE, tmpfs_sizes, 0, NULL, "writable tmpfs without a size limit (report)");
+  add_attack("MNT-09", "MNT-09", LV_KL, devices, 0, NULL,
+             "device nodes (kmsg, mem, kvm, tun, vsock, disks) and mknod");
+  add_attack("MNT-10", "MNT-10", LV_NONE, tmpfs_sizes, 0, NULL,
+             "writable tmpfs without a size limit (report)");
   add_attack("MNT-11", "MNT-11", LV_NONE, mountinfo_paths, 0, NULL, "host paths in mountinfo (report)");
   add_attack("TTY-01", "TTY-01", LV_ALL, tiocsti, 0, NULL, "TIOCSTI input injection into the terminal");
-  add_attack("TTY-02", "TTY-02", LV_ALL, tiocsti, 1, NULL, "TIOCSTI with junk in the upper 32 bits of the command");
+  add_attack("TTY-02", "TTY-02", LV_ALL, tiocsti, 1, NULL,
+             "TIOCSTI with junk in the upper 32 bits of the command");
   add_attack("TTY-02.i386", "TTY-02", LV_ALL, tiocsti, 2, NULL, "TIOCSTI through int $0x80");
   add_attack("TTY-03", "TTY-03", LV_ALL, tioclinux, 0, NULL, "TIOCLINUX on the terminal");
   add_attack("TTY-04", "TTY-04", LV_KL, pts_census, 0, NULL, "open the user's other terminals in /dev/pts");
-  add_skipped("TTY-05", "TTY-05", "job-control and controlling-terminal tricks",
-              "not attempted: stealing or hanging up the terminal would hurt the caller's session if it worked; "
-              "TIOCSTI/TIOCLINUX/vhangup are covered by TTY-01..03 and SC-10.vhangup");
-  add_skipped("TTY-06", "TTY-06", "escape sequences rendered by the user's terminal", "host-side rendering, not attackable from inside");
-  add_attack("PER-01", "PER-01", LV_K, git_persist, 0, NULL, "write .git/hooks and .git/config (run later on the host)");
-  add_attack("PER-02", "PER-02", LV_NONE, git_persist, 1, NULL, "create other auto-run files in the project (report)");
+  add_skipped(
+      "TTY-05", "TTY-05", "job-control and controlling-terminal tricks",
+      "not attempted: stealing or hanging up the terminal would hurt the caller's session if it worked; "
+      "TIOCSTI/TIOCLINUX/vhangup are covered by TTY-01..03 and SC-10.vhangup");
+  add_skipped("TTY-06", "TTY-06", "escape sequences rendered by the user's terminal",
+              "host-side rendering, not attackable from inside");
+  add_attack("PER-01", "PER-01", LV_K, git_persist, 0, NULL,
+             "write .git/hooks and .git/config (run later on the host)");
+  add_attack("PER-02", "PER-02", LV_NONE, git_persist, 1, NULL,
+             "create other auto-run files in the project (report)");
   add_skipped("PER-03", "PER-03", "tampering with the agent's or engine's configuration",
               "no agent configuration is bound in this run; the engine reads no policy from the sandbox");
-  add_skipped("PER-04", "PER-04", "traps for host-side tools", "host-side: decided by the engine's copy-out code, not from inside");
+  add_skipped("PER-04", "PER-04", "traps for host-side tools",
+              "host-side: decided by the engine's copy-out code, not from inside");
 }

@@ -38,12 +38,17 @@
 #define ALLOWED4 "198.51.100.10"
 
 // The fixture's denied addresses (fixture.c adds the same ones).
-static const char* const denied4[] = {"169.254.169.254", "169.254.169.253", "169.254.170.2",
-                                      "100.100.100.200", "168.63.129.16",   "192.0.0.192", NULL};
+static const char* const denied4[] = {"169.254.169.254",
+                                      "169.254.169.253",
+                                      "169.254.170.2",
+                                      "100.100.100.200",
+                                      "168.63.129.16",
+                                      "192.0.0.192",
+                                      NULL};
 static const char* const denied6[] = {"fd00:ec2::254", "fd00:ec2::23", "fe80::a9fe:a9fe", NULL};
 // 169.254.169.254 written inside IPv6 (NET-03 mapped; NET-04 compatible, NAT64 /96, NAT64 local-use, 6to4).
 static const char* const embedded6[] = {"::ffff:169.254.169.254", "::169.254.169.254", "64:ff9b::a9fe:a9fe",
-                                        "64:ff9b:1::a9fe:a9fe", "2002:a9fe:a9fe::1", NULL};
+                                        "64:ff9b:1::a9fe:a9fe",   "2002:a9fe:a9fe::1", NULL};
 
 struct addr {
   struct sockaddr_storage ss;
@@ -94,7 +99,8 @@ static bool fixture_safe(void) {
   for (ssize_t i = 0; i < n; ++i) lines += buf[i] == '\n';
   if (n < 0 || lines > 1) {
     snprintf(reason, sizeof reason,
-             "--net-fixture given, but %s is not local and IPv4 routes exist: not the fixture, nothing sent", ALLOWED4);
+             "--net-fixture given, but %s is not local and IPv4 routes exist: not the fixture, nothing sent",
+             ALLOWED4);
     return false;
   }
   n = read_file("/proc/net/ipv6_route", buf, sizeof buf);
@@ -103,7 +109,8 @@ static bool fixture_safe(void) {
     size_t l = strlen(line);
     while (l && line[l - 1] == ' ') --l;
     if (l < 2 || strncmp(line + l - 2, "lo", 2) != 0) {
-      snprintf(reason, sizeof reason, "--net-fixture given, but IPv6 routes beyond lo exist: not the fixture, nothing sent");
+      snprintf(reason, sizeof reason,
+               "--net-fixture given, but IPv6 routes beyond lo exist: not the fixture, nothing sent");
       return false;
     }
   }
@@ -175,7 +182,8 @@ static void addr_attack(const struct attack* a) {
         if ((p.revents & POLLOUT) && so == 0)
           succeeded(0, "non-blocking connect %s completed", ip);
         else
-          blocked(so ? so : ETIMEDOUT, "non-blocking connect %s: EINPROGRESS, then %s", ip, errname(so ? so : ETIMEDOUT));
+          blocked(so ? so : ETIMEDOUT, "non-blocking connect %s: EINPROGRESS, then %s", ip,
+                  errname(so ? so : ETIMEDOUT));
       } else {
         report_call(r, e, "non-blocking connect", ip);
       }
@@ -329,7 +337,8 @@ static const struct {
   const char* title;
 } families[] = {
     {"NET-10.sctp", "NET-10", AF_INET, SOCK_STREAM, 132, "socket(AF_INET, SOCK_STREAM, IPPROTO_SCTP)"},
-    {"NET-10.sctp6", "NET-10", AF_INET6, SOCK_SEQPACKET, 132, "socket(AF_INET6, SOCK_SEQPACKET, IPPROTO_SCTP)"},
+    {"NET-10.sctp6", "NET-10", AF_INET6, SOCK_SEQPACKET, 132,
+     "socket(AF_INET6, SOCK_SEQPACKET, IPPROTO_SCTP)"},
     {"NET-10.dccp", "NET-10", AF_INET, SOCK_DCCP, 33, "socket(AF_INET, SOCK_DCCP, IPPROTO_DCCP)"},
     {"NET-10.udplite", "NET-10", AF_INET, SOCK_DGRAM, 136, "socket(AF_INET, SOCK_DGRAM, IPPROTO_UDPLITE)"},
     {"NET-11.vsock", "NET-11", AF_VSOCK, SOCK_STREAM, 0, "socket(AF_VSOCK) (reaches the VM's host)"},
@@ -495,7 +504,8 @@ static void race_attack(const struct attack* a) {
   atomic_store(&r.stop, 1);
   for (int i = 0; i < 3; ++i) pthread_join(th[i], NULL);
   const char* what[] = {"connect with the sockaddr flipped", "UDP sendto with the sockaddr flipped",
-                        "sendmsg with msg_name flipped", "sendto metadata while dup2 swaps a unix and a UDP socket"};
+                        "sendmsg with msg_name flipped",
+                        "sendto metadata while dup2 swaps a unix and a UDP socket"};
   if (r.mode == 0 && to_bad)
     succeeded(0, "%s: %d of %d connects reached 169.254.169.254", what[0], to_bad, calls);
   else if (r.mode == 3 && ok)
@@ -503,8 +513,10 @@ static void race_attack(const struct attack* a) {
   else if (r.mode == 3)
     blocked(0, "%s: %d calls, none went out", what[3], calls);
   else
-    blocked(0, "%s: %d calls, %d succeeded (to the allowed address); the fixture's log is the witness for the rest",
-            what[r.mode], calls, ok);
+    blocked(
+        0,
+        "%s: %d calls, %d succeeded (to the allowed address); the fixture's log is the witness for the rest",
+        what[r.mode], calls, ok);
 }
 
 // NTF-05: many denied calls at once must not starve an allowed one.
@@ -558,11 +570,16 @@ void register_net_attacks(void) {
   const char* kinds[] = {"tcp", "nb", "sendto", "sendmsg", "fastopen"};
   const char* ktitle[] = {"TCP connect to %s:80", "non-blocking TCP connect to %s:443", "UDP sendto %s:53",
                           "UDP sendmsg to %s:123", "sendto MSG_FASTOPEN to %s:80"};
-  add_attack("S-06", "S-06", LV_ALL, addr_attack, K_TCP, "169.254.169.254", "metadata with the network on: connect 169.254.169.254:80");
-  add_attack("S-07", "S-07", LV_ALL, allowed_control, 1, NULL, "egress with the network off (TCP, UDP, mapped IPv6 to the allowed address)");
-  add_attack("S-08.asm", "S-08", LV_ALL, addr_attack, K_ASM, "169.254.169.254", "connect 169.254.169.254 through the syscall instruction");
-  add_attack("S-08.exec", "S-08", LV_ALL, exec_fresh, 0, NULL, "connect 169.254.169.254 from a fresh exec without LD_PRELOAD");
-  add_attack("NET-CTL", "NET-01", LV_NONE, allowed_control, 0, NULL, "control: the allowed address 198.51.100.10 (TCP 80, UDP 53)");
+  add_attack("S-06", "S-06", LV_ALL, addr_attack, K_TCP, "169.254.169.254",
+             "metadata with the network on: connect 169.254.169.254:80");
+  add_attack("S-07", "S-07", LV_ALL, allowed_control, 1, NULL,
+             "egress with the network off (TCP, UDP, mapped IPv6 to the allowed address)");
+  add_attack("S-08.asm", "S-08", LV_ALL, addr_attack, K_ASM, "169.254.169.254",
+             "connect 169.254.169.254 through the syscall instruction");
+  add_attack("S-08.exec", "S-08", LV_ALL, exec_fresh, 0, NULL,
+             "connect 169.254.169.254 from a fresh exec without LD_PRELOAD");
+  add_attack("NET-CTL", "NET-01", LV_NONE, allowed_control, 0, NULL,
+             "control: the allowed address 198.51.100.10 (TCP 80, UDP 53)");
   const char* const* lists[2] = {denied4, denied6};
   for (int l = 0; l < 2; ++l)
     for (int i = 0; lists[l][i]; ++i)
@@ -587,30 +604,45 @@ void register_net_attacks(void) {
     snprintf(id, sizeof id, "NET-03.tcp.%s", mapped[i]);
     add_attack(id, "NET-03", LV_ALL, addr_attack, K_TCP, mapped[i], "TCP connect to [%s]:80", mapped[i]);
   }
-  add_attack("NET-07.sendmmsg", "NET-07", LV_ALL, sendmmsg_attack, 0, NULL, "sendmmsg: allowed, allowed, 169.254.169.253:53, allowed");
-  add_attack("NET-09.fastopen_connect", "NET-09", LV_ALL, fastopen_more, 0, NULL, "TCP_FASTOPEN_CONNECT then connect to 169.254.169.254");
-  add_attack("NET-09.sendmsg", "NET-09", LV_ALL, fastopen_more, 1, NULL, "sendmsg MSG_FASTOPEN to 169.254.169.254");
+  add_attack("NET-07.sendmmsg", "NET-07", LV_ALL, sendmmsg_attack, 0, NULL,
+             "sendmmsg: allowed, allowed, 169.254.169.253:53, allowed");
+  add_attack("NET-09.fastopen_connect", "NET-09", LV_ALL, fastopen_more, 0, NULL,
+             "TCP_FASTOPEN_CONNECT then connect to 169.254.169.254");
+  add_attack("NET-09.sendmsg", "NET-09", LV_ALL, fastopen_more, 1, NULL,
+             "sendmsg MSG_FASTOPEN to 169.254.169.254");
   for (int i = 0; families[i].id; ++i)
     add_attack(families[i].id, families[i].row, LV_ALL, family_attack, i, NULL, "%s", families[i].title);
-  add_attack("NET-11.ping", "NET-11", LV_ALL, ping_attack, 0, NULL, "ICMP datagram socket: echo to 169.254.169.254");
+  add_attack("NET-11.ping", "NET-11", LV_ALL, ping_attack, 0, NULL,
+             "ICMP datagram socket: echo to 169.254.169.254");
   add_attack("NET-13", "NET-13", LV_NONE, bind_listen, 0, NULL, "bind and listen on all addresses (report)");
-  add_attack("NET-14.multicast", "NET-14", LV_NONE, mcast, 0, NULL, "mDNS multicast 224.0.0.251:5353 (report)");
+  add_attack("NET-14.multicast", "NET-14", LV_NONE, mcast, 0, NULL,
+             "mDNS multicast 224.0.0.251:5353 (report)");
   add_attack("NET-14.broadcast", "NET-14", LV_NONE, mcast, 1, NULL, "broadcast 255.255.255.255 (report)");
   add_skipped("NET-02", "NET-02", "alternative spellings of the address",
               "the kernel receives the same binary address: covered by NET-01 (ringfence has no URL layer)");
   add_skipped("NET-06", "NET-06", "the DNS path to metadata and the resolver exemption",
-              "the fixture has no DNS stub; UDP/TCP 53 to 169.254.169.253 and 169.254.169.254 are in NET-07 and NET-01");
+              "the fixture has no DNS stub; UDP/TCP 53 to 169.254.169.253 and 169.254.169.254 are in NET-07 "
+              "and NET-01");
   add_skipped("NET-15", "NET-15", "what a private network namespace does not cover",
               "covered by NET-11.vsock, IPC-01 (abstract sockets) and IPC-02 (resolver and bus sockets)");
-  add_attack("NTF-01.connect", "NTF-01", LV_ALL, race_attack, 0, NULL, "connect while 3 threads flip the sockaddr to 169.254.169.254");
-  add_attack("NTF-01.sendto", "NTF-01", LV_ALL, race_attack, 1, NULL, "UDP sendto while 3 threads flip the sockaddr");
-  add_attack("NTF-01.msghdr", "NTF-01", LV_ALL, race_attack, 2, NULL, "sendmsg while 3 threads flip msg_name");
-  add_attack("NTF-01.fd_swap", "NTF-01", LV_ALL, race_attack, 3, NULL, "sendto metadata while dup2 swaps a unix and a UDP socket");
+  add_attack("NTF-01.connect", "NTF-01", LV_ALL, race_attack, 0, NULL,
+             "connect while 3 threads flip the sockaddr to 169.254.169.254");
+  add_attack("NTF-01.sendto", "NTF-01", LV_ALL, race_attack, 1, NULL,
+             "UDP sendto while 3 threads flip the sockaddr");
+  add_attack("NTF-01.msghdr", "NTF-01", LV_ALL, race_attack, 2, NULL,
+             "sendmsg while 3 threads flip msg_name");
+  add_attack("NTF-01.fd_swap", "NTF-01", LV_ALL, race_attack, 3, NULL,
+             "sendto metadata while dup2 swaps a unix and a UDP socket");
   add_skipped("NTF-03", "NTF-03", "AF_UNIX paths resolved in the supervisor's namespace",
               "covered by IPC-02 (--host-socket and the host's sockets)");
-  add_attack("NTF-05", "NTF-05", LV_ALL, stall_attack, 0, NULL, "32 threads of denied connects must not stall an allowed one");
-  add_skipped("NTF-06", "NTF-06", "stale notifications and pid reuse", "needs pid wrap-around (a small pid_max), not done from inside");
-  add_skipped("NTF-07", "NTF-07", "supervisor death fails closed", "decided outside: the driver kills the supervisor");
-  add_skipped("NTF-08", "NTF-08", "checks made with the supervisor's credentials", "documented in docs/run.md (network section)");
-  add_skipped("NTF-09", "NTF-09", "semantic fidelity", "not an escape: tests/security/test_connect_policy.py compares the answers");
+  add_attack("NTF-05", "NTF-05", LV_ALL, stall_attack, 0, NULL,
+             "32 threads of denied connects must not stall an allowed one");
+  add_skipped("NTF-06", "NTF-06", "stale notifications and pid reuse",
+              "needs pid wrap-around (a small pid_max), not done from inside");
+  add_skipped("NTF-07", "NTF-07", "supervisor death fails closed",
+              "decided outside: the driver kills the supervisor");
+  add_skipped("NTF-08", "NTF-08", "checks made with the supervisor's credentials",
+              "documented in docs/run.md (network section)");
+  add_skipped("NTF-09", "NTF-09", "semantic fidelity",
+              "not an escape: tests/security/test_connect_policy.py compares the answers");
 }

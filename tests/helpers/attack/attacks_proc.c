@@ -54,14 +54,16 @@ static void search_proc(const struct attack* a) {
         snprintf(cp, sizeof cp, "/proc/%d/comm", pids[i]);
         if (read_file(cp, comm, sizeof comm) > 0) comm[strcspn(comm, "\n")] = 0;
         size_t l = strlen(found);
-        if (l < sizeof found - 100) snprintf(found + l, sizeof found - l, "%s%s (%s)", l ? ", " : "", path, comm);
+        if (l < sizeof found - 100)
+          snprintf(found + l, sizeof found - l, "%s%s (%s)", l ? ", " : "", path, comm);
       }
     }
   }
   if (found[0])
     succeeded(0, "canary found in %s", found);
   else
-    blocked(first_err, "%d other processes visible, %d files read, %d refused: no canary", n - 1, readable, denied);
+    blocked(first_err, "%d other processes visible, %d files read, %d refused: no canary", n - 1, readable,
+            denied);
 }
 
 // S-03 / TEN-01: another process's root, cwd, fds, map_files.
@@ -161,8 +163,8 @@ static void list_workspace(const struct attack* a) {
 
 // S-05 / ENV-04: secret files in the project; arg 1: .git/config (reported, not masked).
 static void project_secrets(const struct attack* a) {
-  static const char* masked[] = {".env", ".env.local", ".npmrc", ".netrc", ".pypirc", "id_rsa", "server.pem",
-                                 "private.key", NULL};
+  static const char* masked[] = {".env",   ".env.local", ".npmrc",      ".netrc", ".pypirc",
+                                 "id_rsa", "server.pem", "private.key", NULL};
   static const char* gitcfg[] = {".git/config", NULL};
   const char** list = a->arg ? gitcfg : masked;
   struct acc acc = {0};
@@ -195,17 +197,45 @@ static void project_secrets(const struct attack* a) {
 }
 
 // ENV-01/02/07: credential variables.
-static const char* const cred_vars[] = {
-    "AWS_ACCESS_KEY_ID", "AWS_SECRET_ACCESS_KEY", "AWS_SESSION_TOKEN", "GOOGLE_APPLICATION_CREDENTIALS",
-    "AZURE_CLIENT_SECRET", "GITHUB_TOKEN", "GH_TOKEN", "NPM_TOKEN", "NODE_AUTH_TOKEN", "VAULT_TOKEN",
-    "OPENAI_API_KEY", "RF_SECRET_API_KEY", "SSH_AUTH_SOCK", "DBUS_SESSION_BUS_ADDRESS",
-    "DISPLAY", "WAYLAND_DISPLAY", "KUBECONFIG", "DOCKER_HOST", NULL};
-static const char* const sneaky_vars[] = {
-    "AWS_CONTAINER_CREDENTIALS_FULL_URI", "AWS_CONTAINER_CREDENTIALS_RELATIVE_URI",
-    "AWS_CONTAINER_AUTHORIZATION_TOKEN", "AWS_CONTAINER_AUTHORIZATION_TOKEN_FILE", "AWS_WEB_IDENTITY_TOKEN_FILE",
-    "ACTIONS_ID_TOKEN_REQUEST_URL", "ACTIONS_ID_TOKEN_REQUEST_TOKEN", "ACTIONS_RUNTIME_TOKEN", "CI_JOB_JWT",
-    "NETRC", "GIT_ASKPASS", "GIT_CONFIG_COUNT", "GIT_CONFIG_KEY_0", "GIT_CONFIG_VALUE_0", "BASH_ENV", "ENV",
-    "PROMPT_COMMAND", "LD_PRELOAD", "LD_LIBRARY_PATH", NULL};
+static const char* const cred_vars[] = {"AWS_ACCESS_KEY_ID",
+                                        "AWS_SECRET_ACCESS_KEY",
+                                        "AWS_SESSION_TOKEN",
+                                        "GOOGLE_APPLICATION_CREDENTIALS",
+                                        "AZURE_CLIENT_SECRET",
+                                        "GITHUB_TOKEN",
+                                        "GH_TOKEN",
+                                        "NPM_TOKEN",
+                                        "NODE_AUTH_TOKEN",
+                                        "VAULT_TOKEN",
+                                        "OPENAI_API_KEY",
+                                        "RF_SECRET_API_KEY",
+                                        "SSH_AUTH_SOCK",
+                                        "DBUS_SESSION_BUS_ADDRESS",
+                                        "DISPLAY",
+                                        "WAYLAND_DISPLAY",
+                                        "KUBECONFIG",
+                                        "DOCKER_HOST",
+                                        NULL};
+static const char* const sneaky_vars[] = {"AWS_CONTAINER_CREDENTIALS_FULL_URI",
+                                          "AWS_CONTAINER_CREDENTIALS_RELATIVE_URI",
+                                          "AWS_CONTAINER_AUTHORIZATION_TOKEN",
+                                          "AWS_CONTAINER_AUTHORIZATION_TOKEN_FILE",
+                                          "AWS_WEB_IDENTITY_TOKEN_FILE",
+                                          "ACTIONS_ID_TOKEN_REQUEST_URL",
+                                          "ACTIONS_ID_TOKEN_REQUEST_TOKEN",
+                                          "ACTIONS_RUNTIME_TOKEN",
+                                          "CI_JOB_JWT",
+                                          "NETRC",
+                                          "GIT_ASKPASS",
+                                          "GIT_CONFIG_COUNT",
+                                          "GIT_CONFIG_KEY_0",
+                                          "GIT_CONFIG_VALUE_0",
+                                          "BASH_ENV",
+                                          "ENV",
+                                          "PROMPT_COMMAND",
+                                          "LD_PRELOAD",
+                                          "LD_LIBRARY_PATH",
+                                          NULL};
 static const char* const oidc_vars[] = {"ACTIONS_ID_TOKEN_REQUEST_URL", "ACTIONS_ID_TOKEN_REQUEST_TOKEN",
                                         "GITHUB_TOKEN", NULL};
 
@@ -231,14 +261,16 @@ static void env_vars(const struct attack* a) {
       size_t h = strlen(hits);
       const char* eq = strchr(var, '=');
       if (h < sizeof hits - 80)
-        snprintf(hits + h, sizeof hits - h, "%s%.*s(holds the canary)", h ? " " : "", eq ? (int)(eq - var) : 20, var);
+        snprintf(hits + h, sizeof hits - h, "%s%.*s(holds the canary)", h ? " " : "",
+                 eq ? (int)(eq - var) : 20, var);
     }
     off += (ssize_t)len + 1;
   }
   if (hits[0])
     succeeded(0, "present in the environment: %s", hits);
   else
-    blocked(0, "none of %s present", a->arg == 0 ? "the credential variables (or the canary)" : "the variables");
+    blocked(0, "none of %s present",
+            a->arg == 0 ? "the credential variables (or the canary)" : "the variables");
 }
 
 // FD-01 / NET-16: inherited descriptors.
@@ -277,7 +309,8 @@ static void cwd_check(const struct attack* a) {
   int e = errno;
   ssize_t n = readlink("/proc/self/cwd", link, sizeof link - 1);
   if (n > 0) link[n] = 0;
-  if ((r < 0 && e == ENOENT) || strncmp(buf, "(unreachable)", 13) == 0 || strncmp(link, "(unreachable)", 13) == 0)
+  if ((r < 0 && e == ENOENT) || strncmp(buf, "(unreachable)", 13) == 0 ||
+      strncmp(link, "(unreachable)", 13) == 0)
     succeeded(0, "the working directory is outside the root: getcwd=%s, /proc/self/cwd=%s", buf, link);
   else
     blocked(0, "cwd %s inside the root", buf);
@@ -384,7 +417,8 @@ static void proc_target(const struct attack* a) {
           }
           if (!S_ISREG(st.st_mode) && !S_ISDIR(st.st_mode)) continue;
           ++tried;
-          int fd = (int)rsys(SYS_openat, AT_FDCWD, (long)fp, O_RDONLY | O_NONBLOCK | O_NOCTTY | O_CLOEXEC, 0, 0, 0);
+          int fd = (int)rsys(SYS_openat, AT_FDCWD, (long)fp, O_RDONLY | O_NONBLOCK | O_NOCTTY | O_CLOEXEC, 0,
+                             0, 0);
           if (fd >= 0) {
             ++opened;
             close(fd);
@@ -431,8 +465,7 @@ static void exe_write(const struct attack* a) {
     char* slash = strrchr(target, '/');
     if (!slash) continue;
     char marker[4200];
-    snprintf(marker, sizeof marker, "%.*s/rf-attack-marker-%s", (int)(slash - target), target,
-             cfg.tag);
+    snprintf(marker, sizeof marker, "%.*s/rf-attack-marker-%s", (int)(slash - target), target, cfg.tag);
     fd = (int)rsys(SYS_openat, AT_FDCWD, (long)marker, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0600, 0, 0);
     e = errno;
     if (fd >= 0) {
@@ -446,9 +479,13 @@ static void exe_write(const struct attack* a) {
 
 // PROC-01/02/03/07: open for writing only (never written), except "0" to vm/drop_caches.
 static void proc_write(const struct attack* a) {
-  static const char* sys[] = {"/proc/sys/kernel/core_pattern", "/proc/sys/net/ipv4/ip_forward",
-                              "/proc/sys/vm/drop_caches", "/proc/sys/user/max_user_namespaces",
-                              "/proc/sys/kernel/yama/ptrace_scope", "/proc/sys/kernel/modprobe", NULL};
+  static const char* sys[] = {"/proc/sys/kernel/core_pattern",
+                              "/proc/sys/net/ipv4/ip_forward",
+                              "/proc/sys/vm/drop_caches",
+                              "/proc/sys/user/max_user_namespaces",
+                              "/proc/sys/kernel/yama/ptrace_scope",
+                              "/proc/sys/kernel/modprobe",
+                              NULL};
   static const char* sysrq[] = {"/proc/sysrq-trigger", NULL};
   static const char* cg[] = {"/sys/fs/cgroup/cgroup.procs", "/sys/fs/cgroup/cgroup.subtree_control",
                              "/sys/fs/cgroup/pids.max", "/sys/fs/cgroup/memory.max", NULL};
@@ -483,15 +520,25 @@ static void proc_write(const struct attack* a) {
 
 // PROC-03 (reads) / PROC-04 / MNT-12: files that must be absent, empty or unreadable.
 static void secret_reads(const struct attack* a) {
-  static const char* sysr[] = {"/sys/class/dmi/id/product_uuid", "/sys/class/dmi/id/board_serial",
-                               "/sys/kernel/debug", "/sys/kernel/tracing/trace", "/sys/kernel/security", NULL};
-  static const char* procr[] = {"/proc/kallsyms", "/proc/keys", "/proc/timer_list", "/proc/sched_debug",
-                                "/proc/kcore", "/proc/vmallocinfo", "/proc/kmsg", NULL};
-  static const char* etc[] = {"/etc/shadow", "/etc/gshadow", "/etc/ssh/ssh_host_ed25519_key",
-                              "/etc/ssh/ssh_host_rsa_key", "/etc/ssh/ssh_host_ecdsa_key", "/etc/sudoers",
-                              "/etc/environment", "/var/run/secrets/kubernetes.io/serviceaccount/token",
-                              "/run/secrets", "/var/lib/cloud/instance/user-data.txt", "/root/.ssh/id_rsa",
-                              "/root/.bash_history", NULL};
+  static const char* sysr[] = {
+      "/sys/class/dmi/id/product_uuid", "/sys/class/dmi/id/board_serial", "/sys/kernel/debug",
+      "/sys/kernel/tracing/trace",      "/sys/kernel/security",           NULL};
+  static const char* procr[] = {"/proc/kallsyms",    "/proc/keys",  "/proc/timer_list",
+                                "/proc/sched_debug", "/proc/kcore", "/proc/vmallocinfo",
+                                "/proc/kmsg",        NULL};
+  static const char* etc[] = {"/etc/shadow",
+                              "/etc/gshadow",
+                              "/etc/ssh/ssh_host_ed25519_key",
+                              "/etc/ssh/ssh_host_rsa_key",
+                              "/etc/ssh/ssh_host_ecdsa_key",
+                              "/etc/sudoers",
+                              "/etc/environment",
+                              "/var/run/secrets/kubernetes.io/serviceaccount/token",
+                              "/run/secrets",
+                              "/var/lib/cloud/instance/user-data.txt",
+                              "/root/.ssh/id_rsa",
+                              "/root/.bash_history",
+                              NULL};
   const char** list = a->arg == 0 ? sysr : a->arg == 1 ? procr : etc;
   struct acc acc = {0};
   for (int i = 0; list[i]; ++i) {
@@ -595,8 +642,9 @@ static void survivor(const struct attack* a) {
     _exit(0);
   }
   waitpid(p, NULL, 0);
-  skipped("decided outside: a process 'rf-attack __survivor' (own session, SIGTERM/SIGHUP ignored, no "
-          "parent-death signal) must not outlive the sandbox; it exits by itself after 20 s");
+  skipped(
+      "decided outside: a process 'rf-attack __survivor' (own session, SIGTERM/SIGHUP ignored, no "
+      "parent-death signal) must not outlive the sandbox; it exits by itself after 20 s");
 }
 
 // LIFE-06 (report): orphans must be reaped.
@@ -641,8 +689,9 @@ static void host_writes(const struct attack* a) {
     }
     struct stat st;
     if (stat(cfg.home_canary, &st) != 0) {
-      blocked(errno, "the real home is not here: its canary file is not visible (%s), so its directory is not the "
-                     "real one (a throwaway HOME at the same path is writable by design)",
+      blocked(errno,
+              "the real home is not here: its canary file is not visible (%s), so its directory is not the "
+              "real one (a throwaway HOME at the same path is writable by design)",
               errname(errno));
       return;
     }
@@ -655,7 +704,8 @@ static void host_writes(const struct attack* a) {
   for (int i = 0; i < nd; ++i) {
     char marker[4200];
     snprintf(marker, sizeof marker, "%s/rf-attack-marker-%s", dirs[i], cfg.tag);
-    int fd = (int)rsys(SYS_openat, AT_FDCWD, (long)marker, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0600, 0, 0);
+    int fd =
+        (int)rsys(SYS_openat, AT_FDCWD, (long)marker, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0600, 0, 0);
     int e = errno;
     if (fd >= 0) {
       close(fd);
@@ -697,17 +747,25 @@ static void home_read(const struct attack* a) {
 
 void register_proc_attacks(void) {
   add_attack("S-01", "S-01", LV_KL, search_proc, 0, NULL, "read other processes' environ for the canary");
-  add_attack("S-02", "S-02", LV_K, search_proc, 2, NULL, "grep the canary across /proc/*/environ and /proc/*/cmdline");
-  add_attack("S-03", "S-03", LV_KL, foreign_proc_dirs, 0, NULL, "open root, cwd, fd and map_files of processes outside");
+  add_attack("S-02", "S-02", LV_K, search_proc, 2, NULL,
+             "grep the canary across /proc/*/environ and /proc/*/cmdline");
+  add_attack("S-03", "S-03", LV_KL, foreign_proc_dirs, 0, NULL,
+             "open root, cwd, fd and map_files of processes outside");
   add_attack("S-04", "S-04", LV_KL, list_workspace, 0, NULL, "list the project's parent (sibling projects)");
   add_attack("S-04.home", "S-04", LV_KL, home_read, 0, NULL, "read the canary file in the real home");
-  add_attack("S-05", "S-05", LV_K, project_secrets, 0, NULL, "read masked secret files in the project (.env, .npmrc, keys)");
-  add_attack("ENV-01", "ENV-01", LV_ALL, env_vars, 0, NULL, "credential variables (and the canary) in the environment");
-  add_attack("ENV-02", "ENV-02", LV_ALL, env_vars, 1, NULL, "variables a pattern scrub misses (AWS container, OIDC, LD_PRELOAD, BASH_ENV)");
+  add_attack("S-05", "S-05", LV_K, project_secrets, 0, NULL,
+             "read masked secret files in the project (.env, .npmrc, keys)");
+  add_attack("ENV-01", "ENV-01", LV_ALL, env_vars, 0, NULL,
+             "credential variables (and the canary) in the environment");
+  add_attack("ENV-02", "ENV-02", LV_ALL, env_vars, 1, NULL,
+             "variables a pattern scrub misses (AWS container, OIDC, LD_PRELOAD, BASH_ENV)");
   add_attack("ENV-03", "ENV-03", LV_K, search_proc, 1, NULL, "the canary in any process's command line");
-  add_attack("ENV-04", "ENV-04", LV_NONE, project_secrets, 1, NULL, "read the project's .git/config (credentials there are reported, not masked)");
-  add_skipped("ENV-05", "ENV-05", "the agent's own credential in its config bind", "no agent profile with a credential file in this run");
-  add_attack("ENV-07", "ENV-07", LV_ALL, env_vars, 2, NULL, "OIDC request token and GITHUB_TOKEN in the environment");
+  add_attack("ENV-04", "ENV-04", LV_NONE, project_secrets, 1, NULL,
+             "read the project's .git/config (credentials there are reported, not masked)");
+  add_skipped("ENV-05", "ENV-05", "the agent's own credential in its config bind",
+              "no agent profile with a credential file in this run");
+  add_attack("ENV-07", "ENV-07", LV_ALL, env_vars, 2, NULL,
+             "OIDC request token and GITHUB_TOKEN in the environment");
   add_attack("FD-01", "FD-01", LV_ALL, fd_census, 0, NULL, "descriptors inherited above 2");
   add_attack("NET-16", "NET-16", LV_ALL, fd_census, 1, NULL, "inherited sockets that are already connected");
   add_attack("FD-03", "FD-03", LV_ALL, cwd_check, 0, NULL, "working directory outside the root");
@@ -717,34 +775,56 @@ void register_proc_attacks(void) {
   add_attack("FD-04.mem", "FD-04", LV_KL, proc_target, 3, NULL, "open /proc/1/mem");
   add_attack("FD-04.environ", "FD-04", LV_KL, proc_target, 4, NULL, "read /proc/1/environ");
   add_attack("FD-04.fd_reopen", "FD-04", LV_KL, proc_target, 5, NULL, "reopen /proc/1/fd/N");
-  add_attack("FD-05", "FD-05", LV_KL, exe_write, 0, NULL, "write the engine binary through /proc/PID/exe, or next to it");
-  add_skipped("FD-07", "FD-07", "descriptors smuggled through brokers", "ringfence runs no broker (agent bridge, MCP relay, D-Bus proxy)");
-  add_attack("PROC-01", "PROC-01", LV_KL, proc_write, 0, NULL, "write under /proc/sys (core_pattern, drop_caches, ...)");
+  add_attack("FD-05", "FD-05", LV_KL, exe_write, 0, NULL,
+             "write the engine binary through /proc/PID/exe, or next to it");
+  add_skipped("FD-07", "FD-07", "descriptors smuggled through brokers",
+              "ringfence runs no broker (agent bridge, MCP relay, D-Bus proxy)");
+  add_attack("PROC-01", "PROC-01", LV_KL, proc_write, 0, NULL,
+             "write under /proc/sys (core_pattern, drop_caches, ...)");
   add_attack("PROC-02", "PROC-02", LV_KL, proc_write, 1, NULL, "open /proc/sysrq-trigger for writing");
-  add_attack("PROC-03.read", "PROC-03", LV_KL, secret_reads, 0, NULL, "read DMI ids, debugfs, tracefs under /sys");
+  add_attack("PROC-03.read", "PROC-03", LV_KL, secret_reads, 0, NULL,
+             "read DMI ids, debugfs, tracefs under /sys");
   add_attack("PROC-03.write", "PROC-03", LV_KL, proc_write, 3, NULL, "open /sys files for writing");
-  add_attack("PROC-04", "PROC-04", LV_K, secret_reads, 1, NULL, "read kallsyms addresses, keys, timer_list, sched_debug, kcore");
-  add_attack("PROC-05", "PROC-05", LV_NONE, net_state, 0, NULL, "host network state in /proc/net (a known leak of network on)");
-  add_skipped("PROC-06", "PROC-06", "cgroup v1 release_agent", "stopped earlier: covered by SC-05.unshare.* and MNT-03.mount (no namespace, no mount)");
+  add_attack("PROC-04", "PROC-04", LV_K, secret_reads, 1, NULL,
+             "read kallsyms addresses, keys, timer_list, sched_debug, kcore");
+  add_attack("PROC-05", "PROC-05", LV_NONE, net_state, 0, NULL,
+             "host network state in /proc/net (a known leak of network on)");
+  add_skipped("PROC-06", "PROC-06", "cgroup v1 release_agent",
+              "stopped earlier: covered by SC-05.unshare.* and MNT-03.mount (no namespace, no mount)");
   add_attack("PROC-07", "PROC-07", LV_KL, proc_write, 2, NULL, "open cgroup.procs and limits for writing");
-  add_attack("MNT-12", "MNT-12", LV_KL, secret_reads, 2, NULL, "secrets in system directories (/etc/shadow, host keys, k8s token)");
+  add_attack("MNT-12", "MNT-12", LV_KL, secret_reads, 2, NULL,
+             "secrets in system directories (/etc/shadow, host keys, k8s token)");
   add_attack("LIFE-01", "LIFE-01", LV_NONE, fork_bomb, 0, NULL, "fork until refused (capped at 200)");
-  add_skipped("LIFE-02", "LIFE-02", "memory exhaustion", "not attempted: it would pressure the host; limits need a delegated cgroup");
-  add_skipped("LIFE-03", "LIFE-03", "per-user host-wide counters", "not attempted: exhausting them would hurt the host's user");
-  add_skipped("LIFE-04", "LIFE-04", "the sandbox dies with its supervisor", "decided outside: the driver kills the supervisor (tests/integration)");
+  add_skipped("LIFE-02", "LIFE-02", "memory exhaustion",
+              "not attempted: it would pressure the host; limits need a delegated cgroup");
+  add_skipped("LIFE-03", "LIFE-03", "per-user host-wide counters",
+              "not attempted: exhausting them would hurt the host's user");
+  add_skipped("LIFE-04", "LIFE-04", "the sandbox dies with its supervisor",
+              "decided outside: the driver kills the supervisor (tests/integration)");
   add_attack("LIFE-05", "LIFE-05", LV_ALL, survivor, 0, NULL, "a process that tries to outlive the session");
   add_attack("LIFE-06", "LIFE-06", LV_NONE, zombies, 0, NULL, "orphans that exit must be reaped");
-  add_skipped("LIFE-07", "LIFE-07", "exit status propagation", "decided outside: tests/integration check the exit codes");
+  add_skipped("LIFE-07", "LIFE-07", "exit status propagation",
+              "decided outside: tests/integration check the exit codes");
   add_skipped("LIFE-08", "LIFE-08", "surviving a timeout", "decided outside: needs the driver's --timeout");
-  add_skipped("LIFE-10", "LIFE-10", "filling the host disk through the project", "not attempted: documented, would fill the host disk");
-  add_attack("SOFT-03", "SOFT-03", LV_KL, host_writes, 0, NULL, "create files in /etc, /usr/local/bin, /var/lib");
-  add_attack("SOFT-04.mem", "SOFT-04", LV_KL, proc_target, 3, NULL, "open /proc/PID/mem of same-uid host processes");
-  add_attack("SOFT-04.environ", "SOFT-04", LV_KL, proc_target, 4, NULL, "read /proc/PID/environ of same-uid host processes");
-  add_attack("SOFT-04.vm_readv", "SOFT-04", LV_KL, proc_target, 2, NULL, "process_vm_readv of same-uid host processes");
-  add_attack("SOFT-04.ptrace", "SOFT-04", LV_KL, proc_target, 0, NULL, "PTRACE_SEIZE same-uid host processes");
-  add_attack("SOFT-06", "SOFT-06", LV_KL, host_writes, 1, NULL, "create a file in the real home (dotfile persistence)");
-  add_skipped("SOFT-01", "SOFT-01", "silent degradation", "decided outside: the driver checks the level line and the listed classes");
-  add_attack("TEN-01", "TEN-01", LV_KL, foreign_proc_dirs, 1, NULL, "another tenant's /proc entries (root, cwd, fd, map_files)");
-  add_skipped("TEN-02", "TEN-02", "tenants sharing one uid", "covered by IPC-01 (abstract sockets), FD-04 and SOFT-04 (same-uid processes)");
+  add_skipped("LIFE-10", "LIFE-10", "filling the host disk through the project",
+              "not attempted: documented, would fill the host disk");
+  add_attack("SOFT-03", "SOFT-03", LV_KL, host_writes, 0, NULL,
+             "create files in /etc, /usr/local/bin, /var/lib");
+  add_attack("SOFT-04.mem", "SOFT-04", LV_KL, proc_target, 3, NULL,
+             "open /proc/PID/mem of same-uid host processes");
+  add_attack("SOFT-04.environ", "SOFT-04", LV_KL, proc_target, 4, NULL,
+             "read /proc/PID/environ of same-uid host processes");
+  add_attack("SOFT-04.vm_readv", "SOFT-04", LV_KL, proc_target, 2, NULL,
+             "process_vm_readv of same-uid host processes");
+  add_attack("SOFT-04.ptrace", "SOFT-04", LV_KL, proc_target, 0, NULL,
+             "PTRACE_SEIZE same-uid host processes");
+  add_attack("SOFT-06", "SOFT-06", LV_KL, host_writes, 1, NULL,
+             "create a file in the real home (dotfile persistence)");
+  add_skipped("SOFT-01", "SOFT-01", "silent degradation",
+              "decided outside: the driver checks the level line and the listed classes");
+  add_attack("TEN-01", "TEN-01", LV_KL, foreign_proc_dirs, 1, NULL,
+             "another tenant's /proc entries (root, cwd, fd, map_files)");
+  add_skipped("TEN-02", "TEN-02", "tenants sharing one uid",
+              "covered by IPC-01 (abstract sockets), FD-04 and SOFT-04 (same-uid processes)");
   add_skipped("TEN-03", "TEN-03", "poisoned shared caches", "no shared cache is bound into this sandbox");
 }

@@ -104,10 +104,14 @@ static void judge_call(struct call* c) {
 
 // Arguments are chosen so that a kernel without the filter refuses or does nothing lasting; calls
 // run in a child that exits at once (descriptors close, namespaces vanish).
-static struct perf_event_attr perf_attr = {.type = PERF_TYPE_SOFTWARE, .size = sizeof(struct perf_event_attr),
-                                            .config = PERF_COUNT_SW_CPU_CLOCK, .disabled = 1,
-                                            .exclude_kernel = 1, .exclude_hv = 1};
-static union bpf_attr bpf_map = {.map_type = BPF_MAP_TYPE_ARRAY, .key_size = 4, .value_size = 4, .max_entries = 1};
+static struct perf_event_attr perf_attr = {.type = PERF_TYPE_SOFTWARE,
+                                           .size = sizeof(struct perf_event_attr),
+                                           .config = PERF_COUNT_SW_CPU_CLOCK,
+                                           .disabled = 1,
+                                           .exclude_kernel = 1,
+                                           .exclude_hv = 1};
+static union bpf_attr bpf_map = {
+    .map_type = BPF_MAP_TYPE_ARRAY, .key_size = 4, .value_size = 4, .max_entries = 1};
 static struct {
   uint64_t flags, pidfd, child_tid, parent_tid, exit_signal, stack, stack_size, tls;
 } clone3_args = {.flags = CLONE_NEWUSER, .exit_signal = SIGCHLD};
@@ -125,82 +129,343 @@ struct sc_entry {
 
 static struct sc_entry sc_table[] = {
     // SC-10: kernel attack surface
-    {"SC-10.keyctl", "SC-10", "keyctl", SYS_keyctl, 288, {KEYCTL_GET_KEYRING_ID, KEY_SPEC_SESSION_KEYRING, 0}, 0, 7,
+    {"SC-10.keyctl",
+     "SC-10",
+     "keyctl",
+     SYS_keyctl,
+     288,
+     {KEYCTL_GET_KEYRING_ID, KEY_SPEC_SESSION_KEYRING, 0},
+     0,
+     7,
      "keyctl(GET_KEYRING_ID, session)"},
-    {"SC-10.add_key", "SC-10", "add_key", SYS_add_key, 286,
-     {(long)"user", (long)"rf-attack", (long)"x", 1, KEY_SPEC_PROCESS_KEYRING}, 0, 3, "add_key to the process keyring"},
-    {"SC-10.request_key", "SC-10", "request_key", SYS_request_key, 287,
-     {(long)"user", (long)"rf-attack-none", 0, 0}, 0, 1, "request_key (no callout)"},
-    {"SC-10.perf_event_open", "SC-10", "perf_event_open", SYS_perf_event_open, 336,
-     {(long)&perf_attr, 0, -1, -1, 0}, 0, 3, "perf_event_open (software clock, self)"},
-    {"SC-10.bpf", "SC-10", "bpf", SYS_bpf, 357, {BPF_MAP_CREATE, (long)&bpf_map, sizeof bpf_map}, 0, 3,
+    {"SC-10.add_key",
+     "SC-10",
+     "add_key",
+     SYS_add_key,
+     286,
+     {(long)"user", (long)"rf-attack", (long)"x", 1, KEY_SPEC_PROCESS_KEYRING},
+     0,
+     3,
+     "add_key to the process keyring"},
+    {"SC-10.request_key",
+     "SC-10",
+     "request_key",
+     SYS_request_key,
+     287,
+     {(long)"user", (long)"rf-attack-none", 0, 0},
+     0,
+     1,
+     "request_key (no callout)"},
+    {"SC-10.perf_event_open",
+     "SC-10",
+     "perf_event_open",
+     SYS_perf_event_open,
+     336,
+     {(long)&perf_attr, 0, -1, -1, 0},
+     0,
+     3,
+     "perf_event_open (software clock, self)"},
+    {"SC-10.bpf",
+     "SC-10",
+     "bpf",
+     SYS_bpf,
+     357,
+     {BPF_MAP_CREATE, (long)&bpf_map, sizeof bpf_map},
+     0,
+     3,
      "bpf(BPF_MAP_CREATE)"},
-    {"SC-10.userfaultfd", "SC-10", "userfaultfd", SYS_userfaultfd, 374, {O_CLOEXEC | UFFD_USER_MODE_ONLY}, 0, 3,
+    {"SC-10.userfaultfd",
+     "SC-10",
+     "userfaultfd",
+     SYS_userfaultfd,
+     374,
+     {O_CLOEXEC | UFFD_USER_MODE_ONLY},
+     0,
+     3,
      "userfaultfd"},
-    {"SC-10.kexec_load", "SC-10", "kexec_load", SYS_kexec_load, 283, {0, 0, 0, 0x7fff0000}, 0, 1,
+    {"SC-10.kexec_load",
+     "SC-10",
+     "kexec_load",
+     SYS_kexec_load,
+     283,
+     {0, 0, 0, 0x7fff0000},
+     0,
+     1,
      "kexec_load (invalid flags)"},
-    {"SC-10.init_module", "SC-10", "init_module", SYS_init_module, 128, {0, 0, (long)""}, 0, 3, "init_module (no image)"},
-    {"SC-10.finit_module", "SC-10", "finit_module", SYS_finit_module, 350, {-1, (long)"", 0}, 0, 1,
+    {"SC-10.init_module",
+     "SC-10",
+     "init_module",
+     SYS_init_module,
+     128,
+     {0, 0, (long)""},
+     0,
+     3,
+     "init_module (no image)"},
+    {"SC-10.finit_module",
+     "SC-10",
+     "finit_module",
+     SYS_finit_module,
+     350,
+     {-1, (long)"", 0},
+     0,
+     1,
      "finit_module (fd -1)"},
-    {"SC-10.delete_module", "SC-10", "delete_module", SYS_delete_module, 129, {(long)"rf_attack_none", O_NONBLOCK}, 0, 1,
+    {"SC-10.delete_module",
+     "SC-10",
+     "delete_module",
+     SYS_delete_module,
+     129,
+     {(long)"rf_attack_none", O_NONBLOCK},
+     0,
+     1,
      "delete_module (no such module)"},
-    {"SC-10.acct", "SC-10", "acct", SYS_acct, 51, {(long)"/nonexistent-rf-attack"}, 0, 1, "acct (missing file)"},
-    {"SC-10.swapon", "SC-10", "swapon", SYS_swapon, 87, {(long)"/nonexistent-rf-attack", 0}, 0, 1, "swapon (missing file)"},
+    {"SC-10.acct",
+     "SC-10",
+     "acct",
+     SYS_acct,
+     51,
+     {(long)"/nonexistent-rf-attack"},
+     0,
+     1,
+     "acct (missing file)"},
+    {"SC-10.swapon",
+     "SC-10",
+     "swapon",
+     SYS_swapon,
+     87,
+     {(long)"/nonexistent-rf-attack", 0},
+     0,
+     1,
+     "swapon (missing file)"},
     {"SC-10.reboot", "SC-10", "reboot", SYS_reboot, 88, {0, 0, 0, 0}, 0, 1, "reboot (invalid magic)"},
-    {"SC-10.settimeofday", "SC-10", "settimeofday", SYS_settimeofday, 79, {0, 0}, 0, 1,
+    {"SC-10.settimeofday",
+     "SC-10",
+     "settimeofday",
+     SYS_settimeofday,
+     79,
+     {0, 0},
+     0,
+     1,
      "settimeofday (no time given: changes nothing)"},
-    {"SC-10.adjtimex", "SC-10", "adjtimex", SYS_adjtimex, 124, {(long)big}, 0, 1, "adjtimex (modes 0: reads the clock state)"},
-    {"SC-10.quotactl", "SC-10", "quotactl", SYS_quotactl, 131, {0x800007 /* Q_GETQUOTA */, (long)"/nonexistent-rf", 0, 0},
-     0, 1, "quotactl on a missing device"},
+    {"SC-10.adjtimex",
+     "SC-10",
+     "adjtimex",
+     SYS_adjtimex,
+     124,
+     {(long)big},
+     0,
+     1,
+     "adjtimex (modes 0: reads the clock state)"},
+    {"SC-10.quotactl",
+     "SC-10",
+     "quotactl",
+     SYS_quotactl,
+     131,
+     {0x800007 /* Q_GETQUOTA */, (long)"/nonexistent-rf", 0, 0},
+     0,
+     1,
+     "quotactl on a missing device"},
     {"SC-10.iopl", "SC-10", "iopl", SYS_iopl, 110, {3}, 0, 1, "iopl(3) (this process only)"},
-    {"SC-10.ioperm", "SC-10", "ioperm", SYS_ioperm, 101, {0x80, 1, 1}, 0, 1, "ioperm(0x80) (this process only)"},
+    {"SC-10.ioperm",
+     "SC-10",
+     "ioperm",
+     SYS_ioperm,
+     101,
+     {0x80, 1, 1},
+     0,
+     1,
+     "ioperm(0x80) (this process only)"},
     {"SC-10.fanotify_init", "SC-10", "fanotify_init", SYS_fanotify_init, 338, {0, 0}, 0, 1, "fanotify_init"},
     {"SC-10.kcmp", "SC-10", "kcmp", SYS_kcmp, 349, {0, 0, 0, 0, 0}, 0, 1, "kcmp of the caller with itself"},
-    {"SC-10.move_pages", "SC-10", "move_pages", SYS_move_pages, 317, {0, 0, 0, 0, 0, 0}, 0, 1, "move_pages (no pages)"},
+    {"SC-10.move_pages",
+     "SC-10",
+     "move_pages",
+     SYS_move_pages,
+     317,
+     {0, 0, 0, 0, 0, 0},
+     0,
+     1,
+     "move_pages (no pages)"},
     {"SC-10.mbind", "SC-10", "mbind", SYS_mbind, 274, {0, 0, 0, 0, 0, 0}, 0, 1, "mbind (empty range)"},
-    {"SC-10.personality", "SC-10", "personality", SYS_personality, 136, {READ_IMPLIES_EXEC}, 0, 3,
+    {"SC-10.personality",
+     "SC-10",
+     "personality",
+     SYS_personality,
+     136,
+     {READ_IMPLIES_EXEC},
+     0,
+     3,
      "personality(READ_IMPLIES_EXEC) (this process only)"},
-    {"SC-10.syslog", "SC-10", "syslog", SYS_syslog, 103, {10 /* SIZE_BUFFER */, 0, 0}, 0, 1, "syslog (buffer size)"},
+    {"SC-10.syslog",
+     "SC-10",
+     "syslog",
+     SYS_syslog,
+     103,
+     {10 /* SIZE_BUFFER */, 0, 0},
+     0,
+     1,
+     "syslog (buffer size)"},
     {"SC-10.vhangup", "SC-10", "vhangup", SYS_vhangup, 111, {0}, 0, 1, "vhangup (after setsid: no terminal)"},
     // SC-06: io_uring
-    {"SC-06.setup", "SC-06", "io_uring_setup", SYS_io_uring_setup, 425, {4, (long)big}, 0, 3, "io_uring_setup"},
-    {"SC-06.enter", "SC-06", "io_uring_enter", SYS_io_uring_enter, 426, {-1, 0, 0, 0, 0, 0}, 0, 1,
+    {"SC-06.setup",
+     "SC-06",
+     "io_uring_setup",
+     SYS_io_uring_setup,
+     425,
+     {4, (long)big},
+     0,
+     3,
+     "io_uring_setup"},
+    {"SC-06.enter",
+     "SC-06",
+     "io_uring_enter",
+     SYS_io_uring_enter,
+     426,
+     {-1, 0, 0, 0, 0, 0},
+     0,
+     1,
      "io_uring_enter on fd -1 (EBADF unfiltered: a leaked ring would work)"},
-    {"SC-06.register", "SC-06", "io_uring_register", SYS_io_uring_register, 427, {-1, 0, 0, 0}, 0, 1,
+    {"SC-06.register",
+     "SC-06",
+     "io_uring_register",
+     SYS_io_uring_register,
+     427,
+     {-1, 0, 0, 0},
+     0,
+     1,
      "io_uring_register on fd -1"},
     // SC-05 / PRIV-01: namespaces
-    {"SC-05.clone3", "SC-05", "clone3", SYS_clone3, 435, {(long)&clone3_args, sizeof clone3_args}, 0, 1,
+    {"SC-05.clone3",
+     "SC-05",
+     "clone3",
+     SYS_clone3,
+     435,
+     {(long)&clone3_args, sizeof clone3_args},
+     0,
+     1,
      "clone3 with CLONE_NEWUSER"},
-    {"PRIV-01.clone", "PRIV-01", "clone", SYS_clone, 120, {CLONE_NEWUSER | SIGCHLD, 0, 0, 0, 0}, 0, 1,
+    {"PRIV-01.clone",
+     "PRIV-01",
+     "clone",
+     SYS_clone,
+     120,
+     {CLONE_NEWUSER | SIGCHLD, 0, 0, 0, 0},
+     0,
+     1,
      "clone(CLONE_NEWUSER)"},
-    {"SC-05.clone.newns", "SC-05", "clone", SYS_clone, 120, {CLONE_NEWNS | SIGCHLD, 0, 0, 0, 0}, 0, 1,
+    {"SC-05.clone.newns",
+     "SC-05",
+     "clone",
+     SYS_clone,
+     120,
+     {CLONE_NEWNS | SIGCHLD, 0, 0, 0, 0},
+     0,
+     1,
      "clone(CLONE_NEWNS)"},
-    {"PRIV-01.unshare", "PRIV-01", "unshare", SYS_unshare, 310, {CLONE_NEWUSER}, 0, 7, "unshare(CLONE_NEWUSER)"},
+    {"PRIV-01.unshare",
+     "PRIV-01",
+     "unshare",
+     SYS_unshare,
+     310,
+     {CLONE_NEWUSER},
+     0,
+     7,
+     "unshare(CLONE_NEWUSER)"},
     {"SC-05.unshare.ns", "SC-05", "unshare", SYS_unshare, 310, {CLONE_NEWNS}, 0, 1, "unshare(CLONE_NEWNS)"},
-    {"SC-05.unshare.net", "SC-05", "unshare", SYS_unshare, 310, {CLONE_NEWNET}, 0, 1, "unshare(CLONE_NEWNET)"},
-    {"SC-05.unshare.pid", "SC-05", "unshare", SYS_unshare, 310, {CLONE_NEWPID}, 0, 1, "unshare(CLONE_NEWPID)"},
-    {"SC-05.unshare.ipc", "SC-05", "unshare", SYS_unshare, 310, {CLONE_NEWIPC}, 0, 1, "unshare(CLONE_NEWIPC)"},
-    {"SC-05.unshare.uts", "SC-05", "unshare", SYS_unshare, 310, {CLONE_NEWUTS}, 0, 1, "unshare(CLONE_NEWUTS)"},
-    {"SC-05.unshare.cgroup", "SC-05", "unshare", SYS_unshare, 310, {CLONE_NEWCGROUP}, 0, 1, "unshare(CLONE_NEWCGROUP)"},
-    {"SC-05.unshare.time", "SC-05", "unshare", SYS_unshare, 310, {CLONE_NEWTIME}, 0, 1, "unshare(CLONE_NEWTIME)"},
+    {"SC-05.unshare.net",
+     "SC-05",
+     "unshare",
+     SYS_unshare,
+     310,
+     {CLONE_NEWNET},
+     0,
+     1,
+     "unshare(CLONE_NEWNET)"},
+    {"SC-05.unshare.pid",
+     "SC-05",
+     "unshare",
+     SYS_unshare,
+     310,
+     {CLONE_NEWPID},
+     0,
+     1,
+     "unshare(CLONE_NEWPID)"},
+    {"SC-05.unshare.ipc",
+     "SC-05",
+     "unshare",
+     SYS_unshare,
+     310,
+     {CLONE_NEWIPC},
+     0,
+     1,
+     "unshare(CLONE_NEWIPC)"},
+    {"SC-05.unshare.uts",
+     "SC-05",
+     "unshare",
+     SYS_unshare,
+     310,
+     {CLONE_NEWUTS},
+     0,
+     1,
+     "unshare(CLONE_NEWUTS)"},
+    {"SC-05.unshare.cgroup",
+     "SC-05",
+     "unshare",
+     SYS_unshare,
+     310,
+     {CLONE_NEWCGROUP},
+     0,
+     1,
+     "unshare(CLONE_NEWCGROUP)"},
+    {"SC-05.unshare.time",
+     "SC-05",
+     "unshare",
+     SYS_unshare,
+     310,
+     {CLONE_NEWTIME},
+     0,
+     1,
+     "unshare(CLONE_NEWTIME)"},
     // SC-02: i386-only forms
-    {"SC-02.socketcall_connect", "SC-02", "socketcall", -1, 102, {3 /* SYS_CONNECT */, 0}, 0, 2,
+    {"SC-02.socketcall_connect",
+     "SC-02",
+     "socketcall",
+     -1,
+     102,
+     {3 /* SYS_CONNECT */, 0},
+     0,
+     2,
      "socketcall(SYS_CONNECT) (i386 102 is x86_64 getuid)"},
     {"SC-02.connect", "SC-02", "connect", -1, 362, {-1, 0, 0}, 0, 2, "i386 connect"},
     // SC-01: x32-only forms of denied calls
     {"SC-01.ptrace", "SC-01", "ptrace", SYS_ptrace, 26, {PTRACE_PEEKUSER, 1, 0, 0}, 0, 4, "ptrace"},
-    {"SC-01.mount", "SC-01", "mount", SYS_mount, 21, {(long)"none", (long)"/nonexistent-rf", (long)"tmpfs", 0, 0}, 0, 4,
+    {"SC-01.mount",
+     "SC-01",
+     "mount",
+     SYS_mount,
+     21,
+     {(long)"none", (long)"/nonexistent-rf", (long)"tmpfs", 0, 0},
+     0,
+     4,
      "mount (missing target)"},
     // PRIV-07
     {"PRIV-07", "PRIV-07", "chroot", SYS_chroot, 61, {(long)"."}, 0, 1, "chroot (double-chroot escape)"},
     // SC-11 (open_by_handle_at is its own attack below)
-    {"SC-11.name_to_handle_at", "SC-11", "name_to_handle_at", SYS_name_to_handle_at, 341,
-     {AT_FDCWD, (long)"/", (long)big, (long)(big + 4096), 0}, 0, 1, "name_to_handle_at on /"},
+    {"SC-11.name_to_handle_at",
+     "SC-11",
+     "name_to_handle_at",
+     SYS_name_to_handle_at,
+     341,
+     {AT_FDCWD, (long)"/", (long)big, (long)(big + 4096), 0},
+     0,
+     1,
+     "name_to_handle_at on /"},
 };
 
 static void sc_run(const struct attack* a) {
   struct sc_entry* e = &sc_table[a->arg >> 2];
-  struct call c = {.name = e->name, .nr64 = e->nr64, .nr32 = e->nr32, .via = (int)(a->arg & 3), .low_str = e->low_str};
+  struct call c = {
+      .name = e->name, .nr64 = e->nr64, .nr32 = e->nr32, .via = (int)(a->arg & 3), .low_str = e->low_str};
   memcpy(c.a, e->a, sizeof c.a);
   if (strcmp(e->name, "name_to_handle_at") == 0) {
     unsigned int bytes = 128;
@@ -236,8 +501,8 @@ static void unknown_numbers(const struct attack* a) {
       }
     }
   if (reached)
-    succeeded(0, "%d of %d unassigned numbers answered something else than ENOSYS/EPERM; first: %s", reached, tried,
-              first);
+    succeeded(0, "%d of %d unassigned numbers answered something else than ENOSYS/EPERM; first: %s", reached,
+              tried, first);
   else
     blocked(ENOSYS, "%d unassigned numbers (337-423, 480-511, 548-600) all answered ENOSYS/EPERM", tried);
 }
@@ -373,8 +638,8 @@ static long setns_child(void* p) {
 static void setns_attack(const struct attack* a) {
   (void)a;
   struct acc acc = {0};
-  const char* paths[] = {"/proc/self/ns/net", "/proc/self/ns/mnt", "/proc/1/ns/net", "/proc/1/ns/mnt",
-                         "/proc/1/ns/user", NULL};
+  const char* paths[] = {"/proc/self/ns/net", "/proc/self/ns/mnt", "/proc/1/ns/net",
+                         "/proc/1/ns/mnt",    "/proc/1/ns/user",   NULL};
   for (int i = 0; paths[i]; ++i) {
     struct child_res r = in_child(setns_child, (void*)paths[i], 1);
     if (WIFSIGNALED(r.status)) {
@@ -436,8 +701,8 @@ static void nnp_check(const struct attack* a) {
     int e = errno;
     struct stat st;
     fstat(fd, &st);
-    acc_note(&acc, "a setuid file made in the project: chmod %s, owner uid %u inside", r == 0 ? "worked" : errname(e),
-             st.st_uid);
+    acc_note(&acc, "a setuid file made in the project: chmod %s, owner uid %u inside",
+             r == 0 ? "worked" : errname(e), st.st_uid);
     close(fd);
     unlink(f);
   }
@@ -487,9 +752,11 @@ static void uid_report(const struct attack* a) {
   long r = rsys(SYS_setgroups, 0, 0, 0, 0, 0, 0);
   int e = errno;
   if (host_root)
-    succeeded(0, "uid 0 inside is uid 0 of the host (uid_map '%lu %lu %lu'): files it creates belong to the host's "
-                 "root; setgroups: %s",
-              in, out, cnt, r == 0 ? "worked" : errname(e));
+    succeeded(
+        0,
+        "uid 0 inside is uid 0 of the host (uid_map '%lu %lu %lu'): files it creates belong to the host's "
+        "root; setgroups: %s",
+        in, out, cnt, r == 0 ? "worked" : errname(e));
   else
     blocked(e, "uid %d inside, uid_map '%lu %lu %lu'; setgroups: %s", geteuid(), in, out, cnt,
             r == 0 ? "worked" : errname(e));
@@ -519,7 +786,8 @@ static void abstract_canary(const struct attack* a) {
   ssize_t n = read(s, buf, sizeof buf - 1);
   close(s);
   if (n > 0) buf[n] = 0;
-  succeeded(0, "connected to the host's abstract socket%s", n > 0 && strstr(buf, cfg.canary) ? " and read the canary" : "");
+  succeeded(0, "connected to the host's abstract socket%s",
+            n > 0 && strstr(buf, cfg.canary) ? " and read the canary" : "");
 }
 
 // IPC-01.census: every abstract name /proc/net/unix lists (X11, D-Bus, IDE IPC in a shared
@@ -544,7 +812,8 @@ static void abstract_census(const struct attack* a) {
     size_t len = strlen(at + 1);
     if (len >= sizeof sa.sun_path - 1) len = sizeof sa.sun_path - 2;
     memcpy(sa.sun_path + 1, at + 1, len);
-    long r = rsys(SYS_connect, s, (long)&sa, (long)(offsetof(struct sockaddr_un, sun_path) + 1 + len), 0, 0, 0);
+    long r =
+        rsys(SYS_connect, s, (long)&sa, (long)(offsetof(struct sockaddr_un, sun_path) + 1 + len), 0, 0, 0);
     int e = errno;
     close(s);
     if (r != 0 && e == EPROTOTYPE) continue;  // a datagram or seqpacket name: not a stream server
@@ -562,10 +831,17 @@ static void host_sockets(const struct attack* a) {
   int n = 0;
   if (a->arg == 0) {
     if (cfg.host_socket) snprintf(paths[n++], 512, "%s", cfg.host_socket);
-    const char* fixed[] = {"/run/dbus/system_bus_socket", "/var/run/docker.sock", "/run/docker.sock",
-                           "/run/podman/podman.sock", "/run/systemd/private", "/run/systemd/journal/stdout",
-                           "/run/snapd.socket", "/var/run/nscd/socket", "/run/systemd/resolve/io.systemd.Resolve",
-                           "/tmp/.X11-unix/X0", NULL};
+    const char* fixed[] = {"/run/dbus/system_bus_socket",
+                           "/var/run/docker.sock",
+                           "/run/docker.sock",
+                           "/run/podman/podman.sock",
+                           "/run/systemd/private",
+                           "/run/systemd/journal/stdout",
+                           "/run/snapd.socket",
+                           "/var/run/nscd/socket",
+                           "/run/systemd/resolve/io.systemd.Resolve",
+                           "/tmp/.X11-unix/X0",
+                           NULL};
     for (int i = 0; fixed[i] && n < 20; ++i) snprintf(paths[n++], 512, "%s", fixed[i]);
     const char* user[] = {"bus", "systemd/private", "gnupg/S.gpg-agent", NULL};
     for (int i = 0; user[i] && n < 24; ++i) snprintf(paths[n++], 512, "/run/user/%d/%s", getuid(), user[i]);
@@ -606,7 +882,8 @@ static void ipc_census(const struct attack* a) {
       if (id < 0) continue;
       ++found;
       bool canary = cfg.sysv_key >= 0 && ds.shm_perm.__key == (key_t)cfg.sysv_key;
-      acc_add(&acc, true, 0, "shm segment id %ld key 0x%x%s", id, (unsigned)ds.shm_perm.__key, canary ? " (the canary)" : "");
+      acc_add(&acc, true, 0, "shm segment id %ld key 0x%x%s", id, (unsigned)ds.shm_perm.__key,
+              canary ? " (the canary)" : "");
     }
     if (cfg.sysv_key >= 0) {
       long id = rsys(SYS_shmget, cfg.sysv_key, 0, 0, 0, 0, 0);
@@ -688,10 +965,13 @@ static void keyring_canary(const struct attack* a) {
     }
     char buf[256] = "";
     long n = rsys(SYS_keyctl, KEYCTL_READ, id, (long)buf, sizeof buf - 1, 0, 0);
-    acc_add(&acc, true, 0, "found in the %s keyring%s", names[i], n > 0 && strstr(buf, cfg.canary) ? ", canary read" : "");
+    acc_add(&acc, true, 0, "found in the %s keyring%s", names[i],
+            n > 0 && strstr(buf, cfg.canary) ? ", canary read" : "");
   }
   ssize_t n = read_file("/proc/keys", big, sizeof big);  // its listing is PROC-04's
-  if (n >= 0) acc_note(&acc, "/proc/keys %s the canary key's name (PROC-04)", mem_contains(big, (size_t)n, desc) ? "lists" : "does not list");
+  if (n >= 0)
+    acc_note(&acc, "/proc/keys %s the canary key's name (PROC-04)",
+             mem_contains(big, (size_t)n, desc) ? "lists" : "does not list");
   acc_done(&acc, NULL);
 }
 
@@ -702,9 +982,11 @@ static void landlock_report(const struct attack* a) {
   if (abi < 0)
     skipped("Landlock unavailable here (%s): its gaps do not apply", errname(errno));
   else
-    skipped("Landlock ABI %ld: its gaps are covered by seccomp and the connect policy (SC-*, NET-*) and tested at "
-            "the landlock level by the rows that declare it",
-            abi);
+    skipped(
+        "Landlock ABI %ld: its gaps are covered by seccomp and the connect policy (SC-*, NET-*) and tested "
+        "at "
+        "the landlock level by the rows that declare it",
+        abi);
 }
 
 void register_sys_attacks(void) {
@@ -715,42 +997,57 @@ void register_sys_attacks(void) {
     if (e->vias & 2) {
       char id[64];
       snprintf(id, sizeof id, "%s%s", e->id, (e->vias & 1) ? ".i386" : "");
-      add_attack(id, "SC-02", LV_ALL, sc_run, (long)(i << 2) | V_I386, NULL, "%s through int $0x80", e->title);
+      add_attack(id, "SC-02", LV_ALL, sc_run, (long)(i << 2) | V_I386, NULL, "%s through int $0x80",
+                 e->title);
     }
     if (e->vias & 4) {
       char id[64];
       snprintf(id, sizeof id, "%s%s", e->id, (e->vias & 1) ? ".x32" : "");
-      add_attack(id, "SC-01", LV_ALL, sc_run, (long)(i << 2) | V_X32, NULL, "%s through the x32 ABI", e->title);
+      add_attack(id, "SC-01", LV_ALL, sc_run, (long)(i << 2) | V_X32, NULL, "%s through the x32 ABI",
+                 e->title);
     }
   }
-  add_attack("SC-04", "SC-04", LV_ALL, unknown_numbers, 0, NULL, "unassigned system call numbers answer ENOSYS");
+  add_attack("SC-04", "SC-04", LV_ALL, unknown_numbers, 0, NULL,
+             "unassigned system call numbers answer ENOSYS");
   add_attack("SC-07", "SC-07", LV_ALL, tasks_filtered, 0, NULL, "every task filtered, with no_new_privs");
-  add_attack("SC-08", "SC-08", LV_ALL, ptrace_rewrite, 0, NULL, "a tracer rewrites getppid into unshare(CLONE_NEWUSER)");
-  add_attack("SC-11.open_by_handle_at", "SC-11", LV_ALL, open_by_handle, 0, NULL, "open_by_handle_at (shocker)");
-  add_attack("PRIV-02", "PRIV-02", LV_ALL, setns_attack, 0, NULL, "setns into /proc/self/ns/* and /proc/1/ns/*");
-  add_attack("PRIV-03", "PRIV-03", LV_ALL, caps_left, 0, NULL, "capabilities left in any set; chown to another uid");
-  add_attack("PRIV-04", "PRIV-04", LV_ALL, nnp_check, 0, NULL, "no_new_privs (setuid binaries grant nothing)");
+  add_attack("SC-08", "SC-08", LV_ALL, ptrace_rewrite, 0, NULL,
+             "a tracer rewrites getppid into unshare(CLONE_NEWUSER)");
+  add_attack("SC-11.open_by_handle_at", "SC-11", LV_ALL, open_by_handle, 0, NULL,
+             "open_by_handle_at (shocker)");
+  add_attack("PRIV-02", "PRIV-02", LV_ALL, setns_attack, 0, NULL,
+             "setns into /proc/self/ns/* and /proc/1/ns/*");
+  add_attack("PRIV-03", "PRIV-03", LV_ALL, caps_left, 0, NULL,
+             "capabilities left in any set; chown to another uid");
+  add_attack("PRIV-04", "PRIV-04", LV_ALL, nnp_check, 0, NULL,
+             "no_new_privs (setuid binaries grant nothing)");
   add_attack("PRIV-05", "PRIV-05", LV_NONE, uid_report, 0, NULL, "uid 0 inside is the host's root (report)");
   // Landlock scopes signals and abstract sockets from ABI 6 (Linux 6.12) only: below it the
   // landlock level does not promise them.
   unsigned ll6 = landlock_abi() >= 6 ? LV_LANDLOCK : 0;
-  add_attack("PRIV-06", "PRIV-06", LV_K | ll6, signal_outside, 0, NULL, "signal 0 and pidfd signals to processes outside");
-  add_attack("LIFE-09", "LIFE-09", LV_K | ll6, signal_outside, 1, NULL, "signal the supervisor (the parent outside)");
+  add_attack("PRIV-06", "PRIV-06", LV_K | ll6, signal_outside, 0, NULL,
+             "signal 0 and pidfd signals to processes outside");
+  add_attack("LIFE-09", "LIFE-09", LV_K | ll6, signal_outside, 1, NULL,
+             "signal the supervisor (the parent outside)");
   add_attack("IPC-01", "IPC-01", LV_K | LV_SOFT | ll6, abstract_canary, 0, NULL,
              "connect to the host's abstract socket @rf-canary-TOKEN");
   add_attack("IPC-01.census", "IPC-01", LV_K | LV_SOFT | ll6, abstract_census, 0, NULL,
              "connect to every abstract stream socket in /proc/net/unix");
-  add_attack("IPC-02", "IPC-02", LV_K, host_sockets, 0, NULL, "pathname sockets of the host (bus, docker, X11, --host-socket)");
+  add_attack("IPC-02", "IPC-02", LV_K, host_sockets, 0, NULL,
+             "pathname sockets of the host (bus, docker, X11, --host-socket)");
   add_attack("SOFT-05", "SOFT-05", LV_K, host_sockets, 1, NULL, "session sockets (tmux, screen)");
   add_skipped("IPC-03", "IPC-03", "D-Bus to run code outside",
               "covered by ENV-01 (DBUS_SESSION_BUS_ADDRESS) and IPC-02 (the bus sockets)");
   add_skipped("IPC-04", "IPC-04", "X11 / Wayland input and screens",
               "covered by ENV-01 (DISPLAY, WAYLAND_DISPLAY) and IPC-02 (/tmp/.X11-unix)");
-  add_attack("IPC-05.sysv_shm", "IPC-05", LV_K, ipc_census, 0, NULL, "SysV shared memory of the host (census, key)");
-  add_attack("IPC-05.sysv_msg_sem", "IPC-05", LV_K, ipc_census, 1, NULL, "SysV message queues and semaphores of the host");
-  add_attack("IPC-05.posix_mq", "IPC-05", LV_K, ipc_census, 2, NULL, "the host's POSIX message queue /rf-canary-TOKEN");
+  add_attack("IPC-05.sysv_shm", "IPC-05", LV_K, ipc_census, 0, NULL,
+             "SysV shared memory of the host (census, key)");
+  add_attack("IPC-05.sysv_msg_sem", "IPC-05", LV_K, ipc_census, 1, NULL,
+             "SysV message queues and semaphores of the host");
+  add_attack("IPC-05.posix_mq", "IPC-05", LV_K, ipc_census, 2, NULL,
+             "the host's POSIX message queue /rf-canary-TOKEN");
   add_attack("IPC-05.dev_shm", "IPC-05", LV_KL, ipc_census, 3, NULL, "the host's /dev/shm/rf-canary-TOKEN");
-  add_attack("IPC-06", "IPC-06", LV_ALL, keyring_canary, 0, NULL, "the canary key in the user and session keyrings");
+  add_attack("IPC-06", "IPC-06", LV_ALL, keyring_canary, 0, NULL,
+             "the canary key in the user and session keyrings");
   add_skipped("IPC-07", "IPC-07", "sockets host processes put inside the project",
               "needs a host process serving in the project: documented, not attacked");
   add_attack("SOFT-02", "SOFT-02", LV_NONE, landlock_report, 0, NULL, "Landlock ABI gaps (report)");

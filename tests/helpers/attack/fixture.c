@@ -44,9 +44,9 @@
 #include <unistd.h>
 
 static const char* const fixture_addrs[] = {
-    "169.254.169.254", "169.254.169.253", "169.254.170.2", "100.100.100.200", "168.63.129.16", "192.0.0.192",
-    "fd00:ec2::254", "fd00:ec2::23", "fe80::a9fe:a9fe", "::169.254.169.254", "64:ff9b::a9fe:a9fe",
-    "64:ff9b:1::a9fe:a9fe", "2002:a9fe:a9fe::1", "198.51.100.10", NULL};
+    "169.254.169.254",    "169.254.169.253",      "169.254.170.2",     "100.100.100.200", "168.63.129.16",
+    "192.0.0.192",        "fd00:ec2::254",        "fd00:ec2::23",      "fe80::a9fe:a9fe", "::169.254.169.254",
+    "64:ff9b::a9fe:a9fe", "64:ff9b:1::a9fe:a9fe", "2002:a9fe:a9fe::1", "198.51.100.10",   NULL};
 #define FIXTURE_ALLOWED "198.51.100.10"
 
 static int fx_die(const char* what) {
@@ -239,7 +239,8 @@ int fixture_main(int argc, char** argv) {
       int tcp = k < 3, port = tcp ? tcp_ports[k] : udp_ports[k - 3];
       int s = make_listener(fixture_addrs[a], tcp, port);
       if (s < 0) {
-        fprintf(out, "{\"fixture\":\"listener\",\"addr\":\"%s\",\"proto\":\"%s\",\"port\":%d,\"error\":\"%s\"}\n",
+        fprintf(out,
+                "{\"fixture\":\"listener\",\"addr\":\"%s\",\"proto\":\"%s\",\"port\":%d,\"error\":\"%s\"}\n",
                 fixture_addrs[a], tcp ? "tcp" : "udp", port, strerror(errno));
         continue;
       }
@@ -303,7 +304,9 @@ int fixture_main(int argc, char** argv) {
       ++denied;
     else
       ++allowed;
-    fprintf(out, "{\"fixture\":\"event\",\"proto\":\"%s\",\"addr\":\"%s\",\"port\":%d,\"peer\":\"%s\",\"denied\":%s}\n",
+    fprintf(out,
+            "{\"fixture\":\"event\",\"proto\":\"%s\",\"addr\":\"%s\",\"port\":%d,\"peer\":\"%s\",\"denied\":%"
+            "s}\n",
             ev[k].tcp ? "tcp" : "udp", ev[k].addr, ev[k].port, ev[k].peer, is_denied ? "true" : "false");
   }
   fprintf(out, "{\"fixture\":\"summary\",\"denied_hits\":%d,\"allowed_hits\":%d}\n", denied, allowed);

@@ -329,15 +329,15 @@ static void run_one(const struct attack* a) {
       snprintf(r.detail, sizeof r.detail, "killed by SIGSYS (seccomp)");
     } else if (WIFSIGNALED(status) && WTERMSIG(status) != SIGKILL) {
       r.outcome = OUT_SKIPPED;
-      snprintf(r.detail, sizeof r.detail, "the attack crashed with %s (undecided)", signame_of(WTERMSIG(status)));
+      snprintf(r.detail, sizeof r.detail, "the attack crashed with %s (undecided)",
+               signame_of(WTERMSIG(status)));
     } else {
       r.outcome = OUT_SKIPPED;
       snprintf(r.detail, sizeof r.detail, "timed out after 3 s (undecided)");
     }
   }
   // Reap stray grandchildren that were reparented to us (we may be a subreaper or pid 1).
-  while (waitpid(-1, NULL, WNOHANG) > 0) {
-  }
+  while (waitpid(-1, NULL, WNOHANG) > 0) {}
   print_result(a, &r);
 }
 

@@ -25,10 +25,10 @@ struct config {
   bool network_off;         // the sandbox was started with the network off
   int inherited_fds[64];    // descriptors open at start, above 2
   int n_inherited;
-  int i386;                 // 1 usable, 0 absent (faults), 2 killed by a filter
-  int x32;                  // 1 usable, 0 absent (ENOSYS), 2 killed by a filter
-  int ppid;                 // rf-attack's parent (the attacks run in its children)
-  char tag[32];             // names files the attacks create: rf-attack-*-TAG (never the canary)
+  int i386;      // 1 usable, 0 absent (faults), 2 killed by a filter
+  int x32;       // 1 usable, 0 absent (ENOSYS), 2 killed by a filter
+  int ppid;      // rf-attack's parent (the attacks run in its children)
+  char tag[32];  // names files the attacks create: rf-attack-*-TAG (never the canary)
 };
 extern struct config cfg;
 
@@ -40,9 +40,9 @@ struct attack {
   char title[160];
   unsigned protects;
   attack_fn fn;
-  long arg;            // variant selector
-  const char* sarg;    // variant string (an address, a path, ...)
-  const char* skip;    // when set: always skipped with this reason
+  long arg;          // variant selector
+  const char* sarg;  // variant string (an address, a path, ...)
+  const char* skip;  // when set: always skipped with this reason
 };
 
 // Registration (attacks_*.c call these from their register_* function).
@@ -64,14 +64,15 @@ struct acc {
   int tries, wins, first_err;
   char text[1400];
 };
-void acc_add(struct acc* a, bool success, int err, const char* fmt, ...) __attribute__((format(printf, 4, 5)));
+void acc_add(struct acc* a, bool success, int err, const char* fmt, ...)
+    __attribute__((format(printf, 4, 5)));
 void acc_note(struct acc* a, const char* fmt, ...) __attribute__((format(printf, 2, 3)));
 void acc_done(struct acc* a, const char* none_reason);
 
 // Raw system calls.
-long rsys(long nr, long a1, long a2, long a3, long a4, long a5, long a6);  // -1 and errno on error
+long rsys(long nr, long a1, long a2, long a3, long a4, long a5, long a6);          // -1 and errno on error
 long asm_syscall6(long nr, long a1, long a2, long a3, long a4, long a5, long a6);  // returns -errno
-long i386_call(long nr, long a1, long a2, long a3, long a4, long a5, long a6);   // returns -errno
+long i386_call(long nr, long a1, long a2, long a3, long a4, long a5, long a6);     // returns -errno
 #define X32_BIT 0x40000000L
 // Run fn(arg) in a forked child (with its own alarm); returns the child's wait status and the value
 // fn returned through ret and err. Used for calls that may kill (SIGSYS) or change the caller.
@@ -85,12 +86,12 @@ const char* signame_of(int sig);
 const char* errname(int err);
 
 // Files and /proc.
-ssize_t read_file(const char* path, char* buf, size_t cap);   // -1 and errno; NUL-terminated
+ssize_t read_file(const char* path, char* buf, size_t cap);  // -1 and errno; NUL-terminated
 bool mem_contains(const char* hay, size_t n, const char* needle);
-bool caps_dangerous_on_host(void);   // CAP_SYS_ADMIN in the initial user namespace
-bool is_outside(int pid);            // another pid namespace, or a holder of the canary
+bool caps_dangerous_on_host(void);       // CAP_SYS_ADMIN in the initial user namespace
+bool is_outside(int pid);                // another pid namespace, or a holder of the canary
 int canary_holders(int* pids, int max);  // processes whose environ or cmdline holds the canary
 int visible_pids(int* pids, int max);
-void* low_page(void);                // a page below 4 GiB (i386 pointers)
-long landlock_abi(void);             // the kernel's Landlock ABI, or -1
+void* low_page(void);     // a page below 4 GiB (i386 pointers)
+long landlock_abi(void);  // the kernel's Landlock ABI, or -1
 extern const char* const EMPTY_ENV[];
