@@ -156,7 +156,11 @@ C.case("ro-bind-data-perms", minimal("--perms", "0444", "--ro-bind-data", "20", 
        data_fds={20: b"bound\n"})
 C.case("file-cat", minimal("--file", "20", "/f") + probe("cat", "/f"), data_fds={20: b"abc"})
 C.case("lock-file", minimal("--lock-file", "/usr/bin/env") + j())
-C.case("lock-file-missing", minimal("--lock-file", "/nonexistent") + j(), ref_rc=1)
+# bwrap's pid 1 opens the lock files while the command already runs, so a command that prints
+# would race with pid 1's failure. A command that sleeps prints nothing: the run must end at
+# once with pid 1's error, exit 1 (an ignored lock file would sleep 15 s and exit 0).
+C.case("lock-file-missing", minimal("--lock-file", "/nonexistent") + probe("sleep", "15"),
+       ref_rc=1)
 
 
 if __name__ == "__main__":

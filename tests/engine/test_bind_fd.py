@@ -9,7 +9,10 @@ import subprocess
 import sys
 import tempfile
 
-RINGFENCE = sys.argv[1]
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "helpers"))
+from rftest import stage  # noqa: E402
+
+RINGFENCE, = stage(sys.argv[1])
 UNPRIV = ["setpriv", "--reuid=65534", "--regid=65534", "--clear-groups", "--"]
 BASE = ["--ro-bind", "/usr", "/usr", "--symlink", "usr/bin", "/bin", "--symlink", "usr/lib", "/lib",
         "--symlink", "usr/lib64", "/lib64", "--proc", "/proc", "--unshare-pid"]

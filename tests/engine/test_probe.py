@@ -16,7 +16,10 @@ import sys
 import tempfile
 import time
 
-PROBE, JAIL = os.path.abspath(sys.argv[1]), os.path.abspath(sys.argv[2])
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "helpers"))
+from rftest import stage  # noqa: E402
+
+PROBE, JAIL = stage(sys.argv[1], sys.argv[2])
 NOBODY = 65534
 UNPRIV = ["setpriv", f"--reuid={NOBODY}", f"--regid={NOBODY}", "--clear-groups", "--"]
 KERNEL_CHECKS = ["userns", "idmap", "mountns", "pidns_proc", "ipc_uts", "pivot_root", "no_new_privs", "seccomp"]

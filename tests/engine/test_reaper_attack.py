@@ -4,10 +4,14 @@
 # attacks it (threat model FD-04): ptrace-attach, /proc/1/mem, /proc/1/environ, /proc/1/fd and
 # pidfd_getfd on it must all fail. The reaper holds the status pipe to the launcher; a payload
 # that took it could fake the sandbox's exit status.
+import os
 import subprocess
 import sys
 
-RINGFENCE = sys.argv[1]
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "helpers"))
+from rftest import stage  # noqa: E402
+
+RINGFENCE, = stage(sys.argv[1])
 UNPRIV = ["setpriv", "--reuid=65534", "--regid=65534", "--clear-groups", "--"]
 ROOT = ["--ro-bind", "/usr", "/usr", "--symlink", "usr/bin", "/bin", "--symlink", "usr/lib", "/lib",
         "--symlink", "usr/lib64", "/lib64", "--proc", "/proc", "--dev", "/dev"]

@@ -3,10 +3,14 @@
 # Ops that follow a bind over the sandbox root itself (the common `--ro-bind / /` pattern)
 # land in the bound tree, not in the tmpfs underneath it; and the bind's read-only flag
 # reaches every submount of the host. As root and unprivileged.
+import os
 import subprocess
 import sys
 
-RINGFENCE = sys.argv[1]
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "helpers"))
+from rftest import stage  # noqa: E402
+
+RINGFENCE, = stage(sys.argv[1])
 UNPRIV = ["setpriv", "--reuid=65534", "--regid=65534", "--clear-groups", "--"]
 failures = []
 

@@ -15,7 +15,10 @@ import sys
 import tempfile
 import threading
 
-RINGFENCE, JAIL = os.path.abspath(sys.argv[1]), os.path.abspath(sys.argv[2])
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "helpers"))
+from rftest import stage  # noqa: E402
+
+RINGFENCE, JAIL = stage(sys.argv[1], sys.argv[2])
 UNPRIV = ["setpriv", "--reuid=65534", "--regid=65534", "--clear-groups", "--"]
 failures = []
 

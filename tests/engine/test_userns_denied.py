@@ -3,10 +3,14 @@
 # On a host that denies user namespaces (simulated: a seccomp filter refusing CLONE_NEWUSER,
 # as Docker's default profile does; and a user namespace whose max_user_namespaces is 0),
 # bwrap mode fails as bwrap does: its message, exit 1, nothing started, nothing left behind.
+import os
 import subprocess
 import sys
 
-RINGFENCE, JAIL = sys.argv[1], sys.argv[2]
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "helpers"))
+from rftest import stage  # noqa: E402
+
+RINGFENCE, JAIL = stage(sys.argv[1], sys.argv[2])
 UNPRIV = ["setpriv", "--reuid=65534", "--regid=65534", "--clear-groups", "--"]
 ARGS = ["--ro-bind", "/usr", "/usr", "--symlink", "usr/lib64", "/lib64", "--symlink", "usr/lib", "/lib",
         "/usr/bin/touch", "/tmp/rf-userns-denied-marker"]

@@ -59,6 +59,14 @@ def check(cond, msg):
         fail(msg)
 
 
+def require_program(path, package, purpose):
+    """A program a case needs: missing, the case fails and names what to install (never a
+    silent skip: tools/install-deps installs every program the suites run)."""
+    if not os.access(path, os.X_OK):
+        fail(f"{path} is missing, needed for {purpose}: install {package} (tools/install-deps "
+             "installs everything the suites run)")
+
+
 def check_eq(observed, expected, what):
     if observed != expected:
         fail(f"{what}: expected {expected!r}, observed {observed!r}")
@@ -71,6 +79,33 @@ def check_eq(observed, expected, what):
 def host_mountinfo():
     with open("/proc/self/mountinfo") as f:
         return set(f.read().splitlines())
+
+
+def _unescape_mountinfo(field):
+    """mountinfo writes space, tab, newline and backslash as \\ooo octal escapes."""
+    return re.sub(r"\\([0-7]{3})", lambda m: chr(int(m.group(1), 8)), field)
+
+
+def host_mount_root(path):
+    """What /proc/self/mountinfo's root field must say for a bind of the host's path: the root
+    of the host mount that holds path, joined with path's place below that mount point. On an
+    ordinary host this is path itself; where the host's / is a bind of a subdirectory (a
+    container, a pivot_root'ed machine) it is that subdirectory's path, and so on."""
+    path = os.path.realpath(path)
+    best = None
+    with open("/proc/self/mountinfo") as f:
+        for line in f:
+            fields = line.split()
+            root, mnt = _unescape_mountinfo(fields[3]), _unescape_mountinfo(fields[4])
+            inside = path == mnt or mnt == "/" or path.startswith(mnt.rstrip("/") + "/")
+            # the last mount at the longest matching point is the one on top
+            if inside and (best is None or len(mnt) >= len(best[1])):
+                best = (root, mnt)
+    if best is None:
+        fail(f"no host mount holds {path}")
+    root, mnt = best
+    rest = os.path.relpath(path, mnt)
+    return root if rest == "." else os.path.normpath(os.path.join(root, rest))
 
 
 def processes_matching(token):
@@ -129,6 +164,67 @@ def world_traversable(path):
     while True:
         st = os.stat(d)
         if not st.st_mode & 0o001:
+            return False
+        if d == "/":
+            return True
+        d = os.path.dirname(d)
+
+
+_STAGE = {"dir": None}
+
+
+def _stage_dir():
+    """A private directory under the temporary directory, mode 0755, owned by root: every
+    test user can reach and execute what is in it, none can change it. Removed at exit (meson
+    ends a test that runs over its time with SIGTERM, which then exits the same way)."""
+    if _STAGE["dir"] is None:
+        import atexit
+        parent = tempfile.gettempdir()
+        if not world_traversable_dir(parent):
+            parent = "/tmp"
+        d = tempfile.mkdtemp(prefix="rf-stage-", dir=parent)
+        os.chmod(d, 0o755)
+        if not world_traversable_dir(d):
+            shutil.rmtree(d, ignore_errors=True)
+            raise SystemExit(f"cannot stage test programs: {d} is not reachable by uid {NOBODY} "
+                             "(a parent directory lacks o+x); set TMPDIR to a directory that is")
+        _STAGE["dir"] = d
+        atexit.register(shutil.rmtree, d, True)
+        if signal.getsignal(signal.SIGTERM) == signal.SIG_DFL:
+            signal.signal(signal.SIGTERM, lambda *_: sys.exit(128 + signal.SIGTERM))
+    return _STAGE["dir"]
+
+
+def stage(*paths):
+    """Copies of build artefacts (the binary under test, helpers, attack programs) that an
+    unprivileged case can execute, wherever the build directory lies and whatever its
+    permissions: a checkout under /root (mode 0700) is unreachable for uid 65534. Returns
+    the copies' absolute paths in the order given; a file is copied once per test program."""
+    d = _stage_dir()
+    copies = _STAGE.setdefault("copies", {})   # source -> copy
+    out = []
+    for p in paths:
+        src = os.path.realpath(p)
+        if not os.path.isfile(src):
+            raise SystemExit(f"cannot stage {p}: no such file")
+        if src not in copies:
+            name = os.path.basename(src)
+            dst, n = os.path.join(d, name), 1
+            while os.path.exists(dst):       # two sources with one name
+                n += 1
+                dst = os.path.join(d, f"{n}-{name}")
+            shutil.copy2(src, dst)
+            os.chmod(dst, 0o755)
+            copies[src] = dst
+        out.append(copies[src])
+    return out
+
+
+def world_traversable_dir(path):
+    """True if uid 65534 can reach path (the directory and every parent have o+x)."""
+    d = os.path.realpath(path)
+    while True:
+        if not os.stat(d).st_mode & 0o001:
             return False
         if d == "/":
             return True
@@ -260,7 +356,10 @@ class Harness:
         os.mkdir(self.work, 0o755)
         target = self.bwrap_override or self.ringfence
         self.target = os.path.abspath(target)
-        if not world_traversable(self.target):
+        # Always a copy in our own 0755 tree, so an unprivileged case runs it wherever the
+        # build directory lies (a checkout under /root is mode 0700 on a fresh system).
+        # /usr/bin/bwrap itself (the harness self-check) is run where it is.
+        if not self.target.startswith("/usr/"):
             copy_dir = os.path.join(self.root, "target")
             os.mkdir(copy_dir, 0o755)
             dst = os.path.join(copy_dir, os.path.basename(self.target))

@@ -57,6 +57,9 @@ import threading
 import time
 import tty
 
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "helpers"))
+from rftest import stage  # noqa: E402
+
 NOBODY = 65534
 SETPRIV = ["setpriv", f"--reuid={NOBODY}", f"--regid={NOBODY}", "--clear-groups", "--"]
 RUN_TIMEOUT = 150
@@ -233,19 +236,6 @@ def inner_main(argv):
 
 # ------------------------------------------------------------------------------------------------
 
-def world_traversable(path):
-    path = os.path.realpath(path)
-    if (os.stat(path).st_mode & 0o005) != 0o005:
-        return False
-    d = os.path.dirname(path)
-    while True:
-        if not os.stat(d).st_mode & 0o001:
-            return False
-        if d == "/":
-            return True
-        d = os.path.dirname(d)
-
-
 def digest_tree(path):
     h = hashlib.sha256()
     for root, dirs, files in sorted(os.walk(path)):
@@ -289,13 +279,7 @@ class Runner:
         self.token = "rfcanary" + secrets.token_hex(8)
         self.base = tempfile.mkdtemp(prefix="rf-cat-")
         os.chmod(self.base, 0o755)
-        self.ringfence = ringfence
-        if not world_traversable(ringfence):
-            d = os.path.join(self.base, "engine")
-            os.mkdir(d, 0o755)
-            self.ringfence = os.path.join(d, "ringfence")
-            shutil.copy2(ringfence, self.ringfence)
-            os.chmod(self.ringfence, 0o755)
+        self.ringfence = ringfence   # staged: reachable by uid 65534 wherever the build lies
         self.canaries = HostCanaries(self.token)
         self.protects = {}
         out = subprocess.run([attack, "list"], capture_output=True, text=True, check=True).stdout
@@ -546,7 +530,7 @@ def main():
     if os.geteuid() != 0:
         print("SKIP: needs root (it makes the fixture, the host canaries and runs as 65534 too)")
         return 77
-    ringfence, attack, jail = (os.path.abspath(a) for a in args)
+    ringfence, attack, jail = stage(*args)
     runner = Runner(ringfence, attack, jail)
     failed = []
     try:

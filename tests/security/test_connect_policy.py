@@ -51,6 +51,9 @@ import tempfile
 import threading
 import time
 
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "helpers"))
+from rftest import stage  # noqa: E402
+
 NOBODY = 65534
 CLONE_NEWNET = 0x40000000
 FLOOR4 = ["169.254.169.254", "100.100.100.200", "192.0.0.192", "168.63.129.16"]
@@ -567,7 +570,7 @@ def main():
     if os.geteuid() != 0:
         print("SKIP: needs root (it makes the fixture network namespace)")
         return 77
-    rf, racer, dialer, jail = (os.path.abspath(a) for a in sys.argv[1:5])
+    rf, racer, dialer, jail = stage(*sys.argv[1:5])
     setup_namespace()
     work = tempfile.mkdtemp(prefix="rf-connect-")
     os.chmod(work, 0o755)

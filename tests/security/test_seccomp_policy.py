@@ -34,7 +34,7 @@ import subprocess
 import sys
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "helpers"))
-from rftest import (BASE_ENV, SETPRIV, Skip, Suite, check, check_eq, fail,  # noqa: E402
+from rftest import (BASE_ENV, SETPRIV, Skip, Suite, check, check_eq, fail, require_program,  # noqa: E402
                     fd_with_data)
 
 suite = Suite("security-seccomp-policy")
@@ -964,8 +964,7 @@ def unknown_syscall_numbers_get_enosys(ctx):
     """Numbers no profile names, including calls newer than libseccomp's table (mseal 462,
     setxattrat 463, ...): ENOSYS (SC-04). try_syscall takes names only, so the sweep is made
     with python's ctypes, one raw syscall() per number."""
-    if not os.path.exists("/usr/bin/python3"):
-        raise Skip("no /usr/bin/python3 for the ctypes sweep")
+    require_program("/usr/bin/python3", "python3", "the ctypes sweep")
     results = {}
     for p in PROFILES:
         r = sandbox_python(ctx, p, UNKNOWN_SWEEP)
@@ -1088,8 +1087,7 @@ def every_syscall_number_decides_as_policy_show_says(ctx):
     number the profile names gets its rule (conditions evaluated on zero arguments): refused
     ones their declared answer, allowed ones the answer they give with no filter; every other
     number the @default. This checks the allow list too, not only the refusals."""
-    if not os.path.exists("/usr/bin/python3"):
-        raise Skip("no /usr/bin/python3 for the sweep")
+    require_program("/usr/bin/python3", "python3", "the sweep")
     nums = [n for n in range(SWEEP_MAX + 1) if n not in SWEEP_SKIP]
     proj = project(ctx)
     with open(os.path.join(proj, "sweep.py"), "w") as f:
@@ -1165,6 +1163,8 @@ def rf_sh(ctx, profile, script, proj, timeout=180):
 @suite.case()
 def ordinary_workloads_run(ctx):
     """sh, cc and the program it builds, git, python3 and exit codes, under both profiles."""
+    require_program("/usr/bin/cc", "g++ (cc)", "the C build")
+    require_program("/usr/bin/git", "git", "the git workload")
     for p in PROFILES:
         proj = ctx.mkdtemp(owned=True)
         with open(os.path.join(proj, "hello.c"), "w") as f:
@@ -1190,14 +1190,14 @@ def ordinary_workloads_run(ctx):
         check(r.returncode == 0 and r.stdout.split() == [b"1", b"0"],
               f"{p}: git init/commit: exit {r.returncode}\n  stdout={r.stdout!r}\n"
               f"  stderr={r.stderr!r}")
-        if os.path.exists("/usr/bin/python3"):
-            r = sandbox_python(ctx, p, "import subprocess, socket, threading, os\n"
-                               "t = threading.Thread(target=lambda: None); t.start(); t.join()\n"
-                               "s = socket.socket(); s.close()\n"
-                               "print(subprocess.run(['sh', '-c', 'exit 3']).returncode)",
-                               proj=proj)
-            check_eq((r.returncode, r.stdout.strip()), (0, b"3"),
-                     f"{p}: python3 (threads, socket, subprocess; stderr {r.stderr[-800:]!r})")
+        require_program("/usr/bin/python3", "python3", "the python3 workload")
+        r = sandbox_python(ctx, p, "import subprocess, socket, threading, os\n"
+                           "t = threading.Thread(target=lambda: None); t.start(); t.join()\n"
+                           "s = socket.socket(); s.close()\n"
+                           "print(subprocess.run(['sh', '-c', 'exit 3']).returncode)",
+                           proj=proj)
+        check_eq((r.returncode, r.stdout.strip()), (0, b"3"),
+                 f"{p}: python3 (threads, socket, subprocess; stderr {r.stderr[-800:]!r})")
         # exit codes through the launcher and the pid-1 reaper
         for script, want in (("exit 0", 0), ("exit 42", 42), ("sleep 30 & exit 5", 5),
                              ("kill -TERM $$", 128 + 15), ("kill -KILL $$", 128 + 9)):
@@ -1220,16 +1220,16 @@ def ptrace_refused_by_strict_only(ctx):
                 check_eq(outcome(j), ("ok",), f"{p}: {j}")
             else:
                 check_eq(outcome(j), ("errno", "EPERM"), f"{p}: {j}")
-        if shutil.which("strace"):
-            r = rf_sh(ctx, p, "strace -f -o /dev/null sh -c 'true' && echo traced", proj)
-            if ok:
-                check(r.returncode == 0 and b"traced" in r.stdout,
-                      f"{p}: strace -f true: exit {r.returncode} stderr={r.stderr!r}")
-            else:
-                check(r.returncode != 0 and b"traced" not in r.stdout
-                      and b"Operation not permitted" in r.stderr,
-                      f"{p}: strace must fail with EPERM: exit {r.returncode} "
-                      f"stdout={r.stdout!r} stderr={r.stderr!r}")
+        require_program("/usr/bin/strace", "strace", "the strace workload")
+        r = rf_sh(ctx, p, "strace -f -o /dev/null sh -c 'true' && echo traced", proj)
+        if ok:
+            check(r.returncode == 0 and b"traced" in r.stdout,
+                  f"{p}: strace -f true: exit {r.returncode} stderr={r.stderr!r}")
+        else:
+            check(r.returncode != 0 and b"traced" not in r.stdout
+                  and b"Operation not permitted" in r.stderr,
+                  f"{p}: strace must fail with EPERM: exit {r.returncode} "
+                  f"stdout={r.stdout!r} stderr={r.stderr!r}")
 
 
 if __name__ == "__main__":

@@ -21,7 +21,7 @@ import subprocess
 import sys
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "helpers"))
-from rftest import BASE_ENV, SETPRIV, Skip, Suite, check, fail  # noqa: E402
+from rftest import BASE_ENV, SETPRIV, Suite, check, fail, require_program  # noqa: E402
 
 suite = Suite("security-strict-process-memory")
 
@@ -72,8 +72,7 @@ print(repr(res))
 
 
 def attack(ctx, extra):
-    if not os.path.exists("/usr/bin/python3"):
-        raise Skip("no /usr/bin/python3 for the attack script")
+    require_program("/usr/bin/python3", "python3", "the attack script")
     proj = ctx.mkdtemp(owned=True)
     argv = [ctx.h.target, "run", "--no-profile", "--env", "RF_TEST_MARK=1"] + extra + [
         "--", "/usr/bin/python3", "-c", ATTACK]
