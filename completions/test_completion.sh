@@ -1,7 +1,7 @@
 #!/bin/bash
 # SPDX-License-Identifier: LGPL-2.1-or-later
 # The bash completion completes bwrap's options, skips option values, and hands over to the
-# command after them; the zsh one at least parses (when zsh is there).
+# command after them; the zsh one at least parses.
 set -u
 dir=$(dirname "$0")
 # shellcheck source=/dev/null
@@ -29,7 +29,13 @@ expect "path value" /etc bwrap --bind /et
 expect "after two values" --die-with-parent bwrap --bind /etc /etc --die-with
 expect "command after options" "<command at 3>" bwrap --tmpfs /tmp sh -
 expect "command after --" "<command at 4>" bwrap --dev /dev -- x
-if command -v zsh >/dev/null; then
-  if zsh -n "$dir/_ringfence"; then echo "ok - zsh syntax"; else echo "not ok - zsh syntax"; fail=1; fi
+if ! command -v zsh >/dev/null; then
+  echo "not ok - zsh syntax: zsh is missing (install zsh: tools/install-deps installs it)"
+  fail=1
+elif zsh -n "$dir/_ringfence"; then
+  echo "ok - zsh syntax"
+else
+  echo "not ok - zsh syntax"
+  fail=1
 fi
 exit $fail
