@@ -98,6 +98,10 @@ void add_run(CLI::App& app, NativeCommand& out) {
   run->add_option("--ro-bind", r.ro_binds, "Bind SRC (at DST) read-only; repeatable")->type_name("SRC[:DST]");
   run->add_option("--mask", r.masks, "Hide PATH or GLOB inside the project; repeatable")
       ->type_name("PATH|GLOB");
+  opt(run, "--mask-scan-limit", r.mask_scan_limit,
+      "Refuse a project with more than N entries to scan for masks (default " +
+          std::to_string(kDefaultMaskScanLimit) + "; 0: no bound)")
+      ->type_name("N");
   run->add_option("--env", r.env, "Pass K from the host, or set K=V; repeatable")->type_name("K[=V]");
   opt(run, "--timeout", r.timeout, "Kill the whole sandbox after SECONDS")->type_name("SECONDS");
   opt(run, "--limit", r.limits, "memory=SIZE,pids=N,nofile=N,cpu=N")->type_name("LIMITS");
@@ -132,6 +136,8 @@ void check_run(const RunOptions& r) {
   for (const auto* v : {&r.network, &r.edits, &r.shell, &r.web_search, &r.fs_jail})
     if (*v && **v != "on" && **v != "off")
       throw CLI::ValidationError("run", "expected on or off, got '" + **v + "'");
+  if (r.mask_scan_limit && *r.mask_scan_limit < 0)
+    throw CLI::ValidationError("--mask-scan-limit", "must be 0 (no bound) or a positive number of entries");
   if (r.timeout && !(*r.timeout > 0))
     throw CLI::ValidationError("--timeout", "must be a positive number of seconds");
   if (r.require && *r.require != "kernel" && *r.require != "landlock" && *r.require != "soft")

@@ -14,6 +14,7 @@
 #include <cerrno>
 #include <climits>
 #include <cstdlib>
+#include <limits>
 
 #include "ringfence/base/paths.hpp"
 #include "ringfence/base/sys.hpp"
@@ -66,13 +67,18 @@ Status mask_host_path(RunPlan& plan, const std::string& path) {
   return mask_file(plan, path);
 }
 
-// Walk the project for names a mask covers (bounded: a huge tree is not scanned to the end).
-constexpr int kMaxScan = 200000;
-
+// Walk the project for names a mask covers. The walk is bounded (a huge tree would slow every
+// start), and a project past the bound is refused, never partly masked: `budget` is what is
+// left of it, and goes below zero when an entry past it was seen.
 Status scan_masks(RunPlan& plan, const std::vector<std::string>& patterns, const std::string& dir,
-                  const std::string& rel, int& budget) {
+                  const std::string& rel, long& budget) {
   base::UniqueFd fd(::open(dir.c_str(), O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC));
-  if (!fd.valid()) return {};
+  if (!fd.valid()) {
+    // A directory the caller cannot list may still hold a secret the sandbox reaches after a
+    // chmod of its own: covered whole. Gone or replaced since it was listed: nothing to mask.
+    if (errno == EACCES && !rel.empty()) return mask_host_path(plan, dir);
+    return {};
+  }
   DIR* d = ::fdopendir(fd.release());
   if (!d) return {};
   std::vector<std::pair<std::string, bool>> entries;
@@ -89,12 +95,13 @@ Status scan_masks(RunPlan& plan, const std::vector<std::string>& patterns, const
   }
   ::closedir(d);
   for (const auto& [name, is_dir] : entries) {
+    if (budget < 0) return {};
     std::string r = rel.empty() ? name : rel + "/" + name;
     bool hit = false;
     for (const auto& p : patterns) hit = hit || presets::mask_applies(p, r, is_dir);
     if (hit) {
       RF_TRY(mask_host_path(plan, dir + "/" + name));
-    } else if (is_dir && budget > 0) {
+    } else if (is_dir) {
       RF_TRY(scan_masks(plan, patterns, dir + "/" + name, r, budget));
     }
   }
@@ -321,11 +328,13 @@ Status add_project_masks(RunPlan& plan, const RunOptions& opts) {
       return Error(0, "--mask " + m + ": " + c.error().message());
     patterns.push_back(m);
   }
-  int budget = kMaxScan;
+  const long limit = opts.mask_scan_limit.value_or(kDefaultMaskScanLimit);
+  long budget = limit == 0 ? std::numeric_limits<long>::max() : limit;
   RF_TRY(scan_masks(plan, patterns, plan.project, "", budget));
   if (budget < 0)
-    plan.notes.push_back("masks: the project has more than " + std::to_string(kMaxScan) +
-                         " entries; only the first were checked");
+    return Error(0, "masks: " + plan.project + " holds more than " + std::to_string(limit) +
+                        " entries, so the secrets in it cannot all be found before the start; raise the "
+                        "bound with --mask-scan-limit N (0: no bound), or run in a smaller folder");
   // Names created later: the launcher watches the project and covers each new match inside.
   spec::LateMasks& late = plan.spec.supervision.late_masks;
   late.patterns = patterns;

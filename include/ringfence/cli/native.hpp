@@ -33,6 +33,10 @@ struct PresetCommand {
   std::string name;
 };
 
+// How many entries of the project the start-up mask scan reads before it refuses the project
+// (--mask-scan-limit; 0 means no bound).
+inline constexpr long kDefaultMaskScanLimit = 200000;
+
 // `ringfence run`: every option as given (unset = not given), merged later with the profile
 // file and the preset by the run front end.
 struct RunOptions {
@@ -42,6 +46,7 @@ struct RunOptions {
   bool workspace = false;
   std::optional<std::string> network, edits, shell, web_search, fs_jail;  // "on" | "off"
   std::vector<std::string> binds, ro_binds, masks, env;
+  std::optional<long> mask_scan_limit;
   std::optional<double> timeout;
   std::optional<std::string> limits;
   bool keep_home = false;
