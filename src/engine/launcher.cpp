@@ -348,7 +348,7 @@ Result<Outcome> run_sandbox(const spec::Spec& spec) {
     base::UniqueFd mntns(::open(("/proc/" + std::to_string(pid) + "/ns/mnt").c_str(), O_RDONLY | O_CLOEXEC));
     base::UniqueFd userns(mntns.valid() ? ::ioctl(mntns.get(), NS_GET_USERNS) : -1);
     auto w = userns.valid()
-                 ? MaskWatch::start(sup.late_masks, std::move(userns), std::move(mntns))
+                 ? MaskWatch::start(sup.late_masks, std::move(userns), std::move(mntns), pid)
                  : Result<std::unique_ptr<MaskWatch>>(base::errno_error("opening the sandbox's namespaces"));
     if (w) {
       late_masks = std::move(*w);
@@ -397,7 +397,12 @@ Result<Outcome> run_sandbox(const spec::Spec& spec) {
     go_wr.reset();
     if (!s) return abandon(std::move(s));
   }
-  return finish_run(monitor(watch), cgroup.get());
+  auto out = finish_run(monitor(watch), cgroup.get());
+  // The watch killed the sandbox because a name the masks cover could have stayed readable.
+  if (late_masks) {
+    if (std::string why = late_masks->breach(); !why.empty()) return Error(0, why);
+  }
+  return out;
 }
 
 Result<int> launch(const spec::Spec& spec) {

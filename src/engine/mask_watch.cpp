@@ -117,9 +117,10 @@ int cover_in_sandbox(const spec::LateMasks& masks, const std::string& rel, bool 
 // ---- the watcher, in the launcher --------------------------------------------------------------
 
 base::Result<std::unique_ptr<MaskWatch>> MaskWatch::start(const spec::LateMasks& masks, base::UniqueFd userns,
-                                                          base::UniqueFd mntns) {
+                                                          base::UniqueFd mntns, pid_t sandbox) {
   std::unique_ptr<MaskWatch> w(new MaskWatch());
   w->masks_ = masks;
+  w->sandbox_ = sandbox;
   w->userns_ = std::move(userns);
   w->mntns_ = std::move(mntns);
   for (const auto& m : masks.already) w->covered_.insert(m);
@@ -163,8 +164,9 @@ void MaskWatch::watch_tree(const std::string& rel, bool list_matches) {
     todo.pop_front();
     if (dirs_.size() >= budget_) {
       if (!budget_reported_)
-        base::log::debug("masks for names created later: more than " + std::to_string(budget_) +
-                         " directories; the deeper ones are not watched");
+        base::log::warning("masks for names created later: the project has more than " +
+                           std::to_string(budget_) +
+                           " directories; names created later in the others are not hidden");
       budget_reported_ = true;
       return;
     }
@@ -211,7 +213,9 @@ void MaskWatch::run() {
       const auto* ev = reinterpret_cast<const inotify_event*>(buf + off);
       off += static_cast<ssize_t>(sizeof(inotify_event) + ev->len);
       if (ev->mask & IN_Q_OVERFLOW) {
-        base::log::warning("masks for names created later: events were lost (inotify queue overflow)");
+        // Some creations went unseen: list the whole project again and cover what matches.
+        base::log::debug("masks for names created later: inotify queue overflow; listing the project again");
+        watch_tree("", true);
         continue;
       }
       if (ev->mask & IN_IGNORED) {
@@ -232,23 +236,34 @@ void MaskWatch::run() {
 }
 
 void MaskWatch::cover(const std::string& rel, bool is_dir) {
-  if (covered_.count(rel) || rel.size() > 4000) return;
-  if (!ensure_helper()) return;
+  if (breached_ || covered_.count(rel)) return;
+  if (rel.size() > 4000) return fail_closed("cannot hide a name longer than 4000 bytes under the project");
+  if (covers_ >= kMaxCovers)
+    return fail_closed("more than " + std::to_string(kMaxCovers) + " names to hide (the last: " + rel + ")");
+  if (!ensure_helper()) return fail_closed("cannot hide " + rel + ": the helper cannot enter the sandbox");
   std::string req = std::string(1, is_dir ? 'd' : 'f') + rel;
   int answer = EIO;
   if (::send(helper_sock_.get(), req.data(), req.size(), MSG_NOSIGNAL) != static_cast<ssize_t>(req.size()) ||
       ::recv(helper_sock_.get(), &answer, sizeof answer, 0) != static_cast<ssize_t>(sizeof answer)) {
-    base::log::warning("masks for names created later: the helper is gone; " + rel + " is not hidden");
     helper_failed_ = true;
-    return;
+    return fail_closed("cannot hide " + rel + ": the helper is gone");
   }
-  if (answer != 0) {
-    base::log::warning("masks for names created later: cannot hide " + rel + ": " + std::strerror(answer));
-    return;
-  }
+  if (answer != 0) return fail_closed("cannot hide " + rel + ": " + std::strerror(answer));
   covered_.insert(rel);
+  ++covers_;
   base::log::debug("masks for names created later: hid " + rel);
 }
+
+// A name the masks cover could stay readable: the sandbox ends now, and the reason is kept
+// for the launcher to report (once; nothing else is tried afterwards).
+void MaskWatch::fail_closed(const std::string& why) {
+  if (breached_) return;
+  breach_ = "masks for names created later: " + why + "; the sandbox was stopped";
+  breached_ = true;
+  if (sandbox_ > 0) ::kill(sandbox_, SIGKILL);
+}
+
+std::string MaskWatch::breach() const { return breached_ ? breach_ : std::string(); }
 
 // The helper joins the sandbox's namespaces once its root has moved (setns puts the caller at
 // the namespace's root, which is the sandbox's only after pivot_root).

@@ -8,6 +8,11 @@
 // Limits, stated where they are reported: a process inside that opens the name in the
 // milliseconds between its creation and the cover keeps what it opened; past kMaxWatched
 // directories (or a quarter of fs.inotify.max_user_watches) the deeper ones are not watched.
+//
+// It fails closed: past kMaxCovers covers (each is a mount, and a namespace holds a bounded
+// number of them), when a cover fails, or when the helper is gone, a name could stay readable,
+// so the sandbox is killed and breach() says why (once). Lost inotify events (queue overflow)
+// make it list the whole project again.
 #pragma once
 
 #include <sys/types.h>
@@ -28,12 +33,16 @@ namespace rf::engine {
 class MaskWatch {
 public:
   static constexpr std::size_t kMaxWatched = 8192;
+  static constexpr std::size_t kMaxCovers = 2048;
 
   // Starts watching; userns and mntns are the sandbox's (opened by the launcher while the child
-  // waited at sync point 1); a helper joins them when the first cover is needed.
+  // waited at sync point 1); a helper joins them when the first cover is needed. `sandbox` is
+  // the launcher's unreaped child, killed on a breach.
   static base::Result<std::unique_ptr<MaskWatch>> start(const spec::LateMasks& masks, base::UniqueFd userns,
-                                                        base::UniqueFd mntns);
+                                                        base::UniqueFd mntns, pid_t sandbox);
   ~MaskWatch();
+  // Why the sandbox was killed, or empty. Read after the sandbox has ended.
+  std::string breach() const;
   MaskWatch(const MaskWatch&) = delete;
   MaskWatch& operator=(const MaskWatch&) = delete;
 
@@ -45,6 +54,7 @@ private:
   void cover(const std::string& rel, bool is_dir);
   bool ensure_helper();
   void stop_helper();
+  void fail_closed(const std::string& why);
 
   spec::LateMasks masks_;
   base::UniqueFd userns_, mntns_;
@@ -52,11 +62,15 @@ private:
   base::UniqueFd stop_;
   std::map<int, std::string> dirs_;  // watch descriptor -> directory relative to host_dir
   std::set<std::string> covered_;
+  std::size_t covers_ = 0;  // covers made by the helper (each one a mount in the sandbox)
   std::size_t budget_ = kMaxWatched;
   bool budget_reported_ = false;
   pid_t helper_ = -1;
   base::UniqueFd helper_sock_;
   bool helper_failed_ = false;
+  pid_t sandbox_ = -1;
+  std::atomic<bool> breached_{false};
+  std::string breach_;  // written once, before breached_ is set
   std::thread thread_;
 };
 

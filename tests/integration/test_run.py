@@ -210,6 +210,32 @@ def masks_cover_names_created_later(ctx):
 
 
 @suite.case()
+def late_masks_fail_closed_past_their_budget(ctx):
+    """Covers for names created later are mounts, and a namespace holds a bounded number of
+    them: a command that creates more covered names than the budget (2048) is stopped, with one
+    line that says why, rather than left with names it could read once the covers run out."""
+    e = Env(ctx)
+    marker = f"rf-late-{os.getpid()}-{ctx.user}"
+    script = ('i=0; while [ $i -lt 2300 ]; do : > ".env.$i"; i=$((i+1)); done; '
+              'sleep 30.0417; echo SURVIVED')
+    t0 = time.monotonic()
+    r = e.sh(script, sh_args=[marker], timeout=90)
+    took = time.monotonic() - t0
+    check_eq(r.returncode, 125, f"the sandbox is stopped with the setup error code: {r.stdout!r} {r.stderr!r}")
+    check("SURVIVED" not in r.stdout, f"the command did not go on: {r.stdout!r}")
+    check(took < 30, f"stopped at once, not at the end of the command's sleep ({took:.1f}s)")
+    lines = [x for x in r.stderr.splitlines() if "masks for names created later" in x]
+    check_eq(len(lines), 1, f"one line says why (no flood): {r.stderr[-2000:]!r}")
+    check("more than 2048 names to hide" in lines[0] and "the sandbox was stopped" in lines[0],
+          f"the line names the budget and the consequence: {lines!r}")
+    left = no_survivor(marker) + no_survivor("sleep 30.0417")
+    check(not left, f"no process of the sandbox is left: {left}")
+    for n in os.listdir(e.project):
+        if n.startswith(".env."):
+            os.unlink(os.path.join(e.project, n))
+
+
+@suite.case()
 def environment_rebuilt(ctx):
     e = Env(ctx)
     r = e.sh("env", "--env", "RF_KEEP_ME", "--env", "RF_SET=1")
