@@ -82,6 +82,16 @@ CONSTS = {
     "READ_IMPLIES_EXEC": 0x0400000, "ADDR_LIMIT_32BIT": 0x0800000, "SHORT_INODE": 0x1000000,
     "WHOLE_SECONDS": 0x2000000, "STICKY_TIMEOUTS": 0x4000000, "ADDR_LIMIT_3GB": 0x8000000,
     "PER_QUERY": 0xFFFFFFFF,
+    # open flags (the libc rows of open and openat depend on them, see LIBC_DROPS_MODE)
+    "O_RDONLY": 0, "O_WRONLY": 1, "O_RDWR": 2, "O_CREAT": 0o100, "O_DIRECTORY": 0o200000,
+    "O_CLOEXEC": 0o2000000, "O_TMPFILE": 0o20200000,
+    # file types and mode bits
+    "S_IFREG": 0o100000, "S_IFIFO": 0o10000, "S_ISUID": 0o4000, "S_ISGID": 0o2000,
+    "S_ISVTX": 0o1000,
+    # IP and IPv6 socket options (levels are the IPPROTO_ numbers above)
+    "SOL_SOCKET": 1, "IP_TOS": 1, "IP_OPTIONS": 4, "IP_RETOPTS": 7, "IPPROTO_IPV6": 41,
+    "IPV6_2292RTHDR": 5, "IPV6_2292PKTOPTIONS": 6, "IPV6_UNICAST_HOPS": 16, "IPV6_V6ONLY": 26,
+    "IPV6_RTHDR": 57,
     # ptrace and prctl options a condition might name
     "PTRACE_TRACEME": 0, "PTRACE_ATTACH": 16, "PTRACE_SEIZE": 0x4206,
     "PR_SET_DUMPABLE": 4, "PR_GET_DUMPABLE": 3, "PR_SET_MM": 35, "PR_SET_PTRACER": 0x59616D61,
@@ -97,6 +107,10 @@ KERNEL_32BIT = {("ioctl", 1), ("ioctl", 0), ("socket", 0), ("socket", 1), ("sock
                 ("socketpair", 0), ("socketpair", 1), ("socketpair", 2), ("personality", 0),
                 ("prctl", 0), ("prlimit64", 0), ("kill", 0), ("kill", 1), ("fcntl", 0),
                 ("fcntl", 1),
+                # modes are umode_t (the kernel keeps 16 bits), levels and option names int
+                ("chmod", 1), ("fchmod", 1), ("fchmodat", 2), ("fchmodat2", 2), ("open", 2),
+                ("openat", 3), ("creat", 1), ("mknod", 1), ("mknodat", 2), ("setsockopt", 1),
+                ("setsockopt", 2),
                 # the kernel keeps the low 32 bits of the legacy clone's flags
                 ("clone", 0)}
 KERNEL_64BIT = {("unshare", 0),  # ksys_unshare(unsigned long): junk above bit 31 is EINVAL
@@ -113,6 +127,7 @@ FAMILIES = ["AF_UNSPEC", "AF_AX25", "AF_IPX", "AF_APPLETALK", "AF_NETROM", "AF_A
             "AF_SMC", "AF_XDP", "AF_MCTP", "AF_MAX"]
 NS_FLAGS = ["CLONE_NEWNS", "CLONE_NEWCGROUP", "CLONE_NEWUTS", "CLONE_NEWIPC", "CLONE_NEWUSER",
             "CLONE_NEWPID", "CLONE_NEWNET", "CLONE_NEWTIME"]
+SETID_MODES = ["0644", "0755", "01777", "04755", "02755", "06755", "04000", "02000"]
 COND_ARGS = {
     "ioctl": [["-1", "TIOCSTI"], ["-1", "TIOCLINUX"], ["-1", "TIOCSETD"],
               ["7", "TIOCSTI"], ["7", "TIOCSETD"], ["7", "TIOCLINUX"],
@@ -150,7 +165,25 @@ COND_ARGS = {
                     ["ADDR_LIMIT_3GB"], ["UNAME26"], ["SHORT_INODE"], ["WHOLE_SECONDS"],
                     ["STICKY_TIMEOUTS"], ["PER_SVR4"], ["PER_BSD"],
                     ["ADDR_NO_RANDOMIZE|READ_IMPLIES_EXEC"], ["PER_LINUX32|MMAP_PAGE_ZERO"],
-                    ["0xfffffffe"]],
+                    ["UNAME26|PER_LINUX32"], ["UNAME26|ADDR_NO_RANDOMIZE"], ["0x0080000"],
+                    ["0x0800000"], ["0xfffffffe"]],
+    # set-ID mode bits: each alone, both, and modes without them (sticky included)
+    "chmod": [[m] for m in SETID_MODES],
+    "fchmod": [[m] for m in SETID_MODES],
+    "fchmodat": [["-", m] for m in SETID_MODES],
+    "fchmodat2": [["-", m] for m in SETID_MODES],
+    "open": [["-", m] for m in SETID_MODES + ["0"]],
+    "openat": [["-", "-", m] for m in SETID_MODES + ["0"]],
+    "creat": [[m] for m in SETID_MODES],
+    "mknod": [["S_IFREG|" + m] for m in SETID_MODES] + [["S_IFIFO|0644"], ["S_IFIFO|04755"]],
+    "mknodat": [["-", "S_IFREG|" + m] for m in SETID_MODES],
+    # source routes: IP_OPTIONS, the IPv6 routing headers; the neighbouring options stay allowed
+    "setsockopt": [["-", "IPPROTO_IP", "IP_TOS"], ["-", "IPPROTO_IP", "IP_OPTIONS"],
+                   ["-", "IPPROTO_IP", "IPV6_RTHDR"], ["-", "IPPROTO_IPV6", "IPV6_V6ONLY"],
+                   ["-", "IPPROTO_IPV6", "IPV6_RTHDR"], ["-", "IPPROTO_IPV6", "IPV6_2292RTHDR"],
+                   ["-", "IPPROTO_IPV6", "IPV6_2292PKTOPTIONS"], ["-", "IPPROTO_IPV6", "IP_OPTIONS"],
+                   ["-", "IPPROTO_IPV6", "IPV6_UNICAST_HOPS"], ["-", "SOL_SOCKET", "IP_OPTIONS"],
+                   ["-", "IPPROTO_TCP", "IPV6_RTHDR"]],
     "prlimit64": [["0"], ["TARGET"], ["SELF"]],
 }
 # Extra argument sets for unconditional rules (try_syscall's defaults always run too).
@@ -168,6 +201,10 @@ LIBC_CHECKS_FIRST = {
     "settimeofday": "glibc turns it into clock_settime and refuses tv_usec >= 1000000 itself",
     "clock_settime": "glibc refuses an out-of-range tv_nsec itself",
 }
+# glibc's open and openat read their mode argument only with O_CREAT or O_TMPFILE and pass 0
+# otherwise: (flags argument, mode argument) of the calls whose libc rows the filter sees so.
+LIBC_DROPS_MODE = {"open": (1, 2), "openat": (2, 3)}
+O_CREAT_OR_TMPFILE = 0o100 | 0o20000000
 # Refused calls the kernel refuses with the same EPERM even to uid 0 with every capability of a
 # user namespace (they need capabilities of the initial namespace, or dmesg_restrict is set):
 # no row can show the difference the filter makes. process_madvise (strict) needs CAP_SYS_NICE.
@@ -402,6 +439,10 @@ class Row:
         if rule.terms is None:
             return rule.action
         vals = self.call.arg_values(self.args)
+        if self.via == "libc" and self.call.name in LIBC_DROPS_MODE:
+            flags, mode = LIBC_DROPS_MODE[self.call.name]
+            if vals.get(flags) is not None and not vals[flags] & O_CREAT_OR_TMPFILE:
+                vals[mode] = 0
         # 32-bit arguments: the filter must decide on what the kernel reads (the low half)
         kernel = {i: (v & 0xFFFFFFFF if (self.call.name, i) in KERNEL_32BIT or self.via == "i386"
                       else v) for i, v in vals.items() if v is not None}
