@@ -275,7 +275,10 @@ int copy_data(const Target& t, const net::SocketInfo& si, std::span<const iovec>
 
 // One message of sendto, sendmsg or sendmmsg, copied whole: name, data and control
 // (SCM_RIGHTS fds are duplicated from the target; SCM_CREDENTIALS is refused: the launcher
-// cannot send the target's credentials, and its own would be a lie).
+// cannot send the target's credentials, and its own would be a lie). Source routes are refused
+// too: an IPv6 routing header (IPV6_RTHDR, IPV6_2292RTHDR) or IPv4 options (IP_RETOPTS, where a
+// loose or strict source route lives) make the kernel address the packet to the header's hop,
+// not to the destination decided here. setsockopt's sticky forms are refused by seccomp.
 struct Message {
   Name name;
   std::vector<std::string> bufs;
@@ -288,6 +291,13 @@ struct Message {
   }
 };
 
+// Ancillary data that can send the message to another address than its name's.
+bool routes_elsewhere(const cmsghdr& c) {
+  if (c.cmsg_level == IPPROTO_IPV6) return c.cmsg_type == IPV6_RTHDR || c.cmsg_type == IPV6_2292RTHDR;
+  if (c.cmsg_level == IPPROTO_IP) return c.cmsg_type == IP_RETOPTS;
+  return false;
+}
+
 int copy_control(const Target& t, const msghdr& user, Message& m) {
   if (!user.msg_control || user.msg_controllen == 0) return 0;
   if (user.msg_controllen > kMaxControl) return ENOBUFS;
@@ -299,6 +309,7 @@ int copy_control(const Target& t, const msghdr& user, Message& m) {
   mh.msg_controllen = m.control.size();
   for (cmsghdr* c = CMSG_FIRSTHDR(&mh); c; c = CMSG_NXTHDR(&mh, c)) {
     if (c->cmsg_len < sizeof(cmsghdr)) return EINVAL;
+    if (routes_elsewhere(*c)) return EPERM;
     if (c->cmsg_level != SOL_SOCKET) continue;
     if (c->cmsg_type == SCM_CREDENTIALS) return EPERM;
     if (c->cmsg_type != SCM_RIGHTS) continue;
