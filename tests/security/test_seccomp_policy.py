@@ -24,12 +24,14 @@ calls; results are cached and judged by several cases.
 usage: test_seccomp_policy.py RINGFENCE TRY_SYSCALL   (as root; also runs as uid 65534)
 """
 
+import errno
 import json
 import os
 import re
 import shlex
 import shutil
 import signal
+import stat
 import subprocess
 import sys
 
@@ -1178,6 +1180,161 @@ def every_syscall_number_decides_as_policy_show_says(ctx):
         if bad:
             fail(f"{p}: {len(bad)} numbers did not answer as the policy says:\n  "
                  + "\n  ".join(bad))
+
+
+# ---- set-ID files and personas, attacked through a real project
+
+
+SETID_ATTACK = r"""
+import ctypes, errno, json, os, stat, struct
+libc = ctypes.CDLL(None, use_errno=True)
+libc.syscall.restype = ctypes.c_long
+AT_FDCWD = -100
+out = {}
+
+def rec(name, fn):
+    try:
+        fn()
+        out[name] = 0
+    except OSError as e:
+        out[name] = e.errno
+
+def raw(nr, *args):
+    def go():
+        ctypes.set_errno(0)
+        a = [ctypes.c_long(x) if isinstance(x, int) else ctypes.c_char_p(x) for x in args]
+        if libc.syscall(ctypes.c_long(nr), *a) < 0:
+            e = ctypes.get_errno()
+            raise OSError(e, os.strerror(e))
+    return go
+
+def victim(name):
+    with open(name, "wb") as f:
+        f.write(b"#!/bin/sh\nid\n")
+    os.chmod(name, 0o755)
+    return name
+
+for bits, tag in ((0o4000, "u+s"), (0o2000, "g+s")):
+    mode = 0o755 | bits
+    rec(f"chmod {tag}", lambda: os.chmod(victim(f"v-chmod-{tag}"), mode))
+    def fch():
+        fd = os.open(victim(f"v-fchmod-{tag}"), os.O_RDONLY)
+        try:
+            os.fchmod(fd, mode)
+        finally:
+            os.close(fd)
+    rec(f"fchmod {tag}", fch)
+    def fchat():
+        d = os.open(".", os.O_RDONLY | os.O_DIRECTORY)
+        try:
+            os.chmod(victim(f"v-fchmodat-{tag}"), mode, dir_fd=d)
+        finally:
+            os.close(d)
+    rec(f"fchmodat {tag}", fchat)
+    rec(f"raw chmod {tag}", raw(90, victim(f"v-rchmod-{tag}").encode(), mode))
+    def rfch():
+        fd = os.open(victim(f"v-rfchmod-{tag}"), os.O_RDONLY)
+        try:
+            raw(91, fd, mode)()
+        finally:
+            os.close(fd)
+    rec(f"raw fchmod {tag}", rfch)
+    rec(f"raw fchmodat {tag}", raw(268, AT_FDCWD, victim(f"v-rfchmodat-{tag}").encode(), mode))
+    rec(f"raw fchmodat2 {tag}", raw(452, AT_FDCWD, victim(f"v-rfchmodat2-{tag}").encode(), mode, 0))
+    # with the upper half of the mode register set: the kernel keeps 16 bits
+    rec(f"raw chmod {tag} hi32", raw(90, victim(f"v-rchmodhi-{tag}").encode(), mode | 0xdead << 48))
+    def create():
+        os.close(os.open(f"n-open-{tag}", os.O_CREAT | os.O_WRONLY | os.O_EXCL, mode))
+    rec(f"open O_CREAT {tag}", create)
+    rec(f"raw openat O_CREAT {tag}", raw(257, AT_FDCWD, f"n-openat-{tag}".encode(),
+                                       os.O_CREAT | os.O_WRONLY | os.O_EXCL, mode))
+    rec(f"raw creat {tag}", raw(85, f"n-creat-{tag}".encode(), mode))
+    def tmpfile():
+        fd = os.open(".", os.O_TMPFILE | os.O_WRONLY, mode)
+        try:
+            os.link(f"/proc/self/fd/{fd}", f"n-tmpfile-{tag}")
+        finally:
+            os.close(fd)
+    rec(f"O_TMPFILE {tag}", tmpfile)
+    rec(f"mknod S_IFREG {tag}", lambda: os.mknod(f"n-mknod-{tag}", stat.S_IFREG | mode))
+    how = ctypes.create_string_buffer(struct.pack("QQQ", os.O_CREAT | os.O_WRONLY, mode, 0), 24)
+    rec(f"raw openat2 {tag}", raw(437, AT_FDCWD, f"n-openat2-{tag}".encode(), ctypes.addressof(how), 24))
+# file capabilities: VFS_CAP_REVISION_2 with CAP_SETUID permitted and effective
+fcap = struct.pack("<IIIII", 0x02000001, 1 << 7, 0, 0, 0)
+rec("setxattr security.capability", lambda: os.setxattr(victim("v-fcap"), "security.capability", fcap))
+# controls: ordinary modes still change, ordinary files are still made
+rec("control chmod 0700", lambda: os.chmod(victim("v-control"), 0o700))
+rec("control open 0644", lambda: os.close(os.open("n-control", os.O_CREAT | os.O_WRONLY, 0o644)))
+# personas
+libc.personality.restype = ctypes.c_int
+def pers(p):
+    def go():
+        ctypes.set_errno(0)
+        if libc.personality(ctypes.c_ulong(p)) == -1:
+            e = ctypes.get_errno()
+            raise OSError(e, os.strerror(e))
+    return go
+rec("personality ADDR_NO_RANDOMIZE", pers(0x0040000))
+rec("personality PER_LINUX32|ADDR_NO_RANDOMIZE", pers(0x0040008))
+rec("personality READ_IMPLIES_EXEC", pers(0x0400000))
+rec("control personality query", pers(0xffffffff))
+with open("/proc/self/personality") as f:
+    out["personality after"] = f.read().strip()
+rec("control personality UNAME26", pers(0x0020000))
+rec("control personality PER_LINUX", pers(0))
+mounts = [l.split() for l in open("/proc/self/mountinfo")]
+out["project mount"] = [m[5] for m in mounts if m[4] == os.getcwd()]
+print(json.dumps(out))
+"""
+FCAP = "security.capability"
+
+
+@suite.case()
+def setid_files_and_personas_refused(ctx):
+    """A set-user-ID or set-group-ID file, or one with file capabilities, made inside the sandbox
+    in the project keeps its mode on the host, where the next user runs it as its owner (root
+    when the sandbox ran as root). Every way seccomp can see is tried in `ringfence run` (its
+    default profile, and --seccomp default and strict): chmod, fchmod, fchmodat, fchmodat2 through
+    glibc and raw syscalls (with junk above the 16 bits of the mode), open/openat/creat with
+    O_CREAT, O_TMPFILE then link, mknod(S_IFREG), openat2, setxattr(security.capability). Each
+    must fail with EPERM (openat2: ENOSYS) and no file in the project may have the bits or the
+    attribute afterwards, seen from the host. The project mount is nosuid. personality()
+    refuses ADDR_NO_RANDOMIZE and READ_IMPLIES_EXEC; the query and UNAME26 work."""
+    require_program("/usr/bin/python3", "python3", "the attack script")
+    for profile in (None, "default", "strict"):
+        label = profile or "ringfence run's own default"
+        proj = ctx.mkdtemp(owned=True)
+        with open(os.path.join(proj, "attack.py"), "w") as f:
+            f.write(SETID_ATTACK)
+        os.chmod(os.path.join(proj, "attack.py"), 0o644)
+        r = run_argv(ctx, rf_run_argv(ctx, profile) + ["/usr/bin/python3", "attack.py"], proj,
+                     timeout=120)
+        check_eq(r.returncode, 0, f"{label}: attack script exit (stderr {r.stderr[-800:]!r})")
+        res = json.loads(r.stdout.decode().strip().splitlines()[-1])
+        for name, err in sorted(res.items()):
+            if name in ("personality after", "project mount"):
+                continue
+            want = 0 if name.startswith("control") else 38 if "openat2" in name else 1
+            check_eq(err, want, f"{label}: {name} (0: it worked; 1: EPERM; 38: ENOSYS)")
+        check_eq(res["personality after"], "00000000",
+                 f"{label}: /proc/self/personality after the refused personas")
+        check(len(res["project mount"]) == 1 and "nosuid" in res["project mount"][0].split(","),
+              f"{label}: the project mount is not nosuid: {res['project mount']}")
+        marked = []
+        for name in sorted(os.listdir(proj)):
+            st = os.lstat(os.path.join(proj, name))
+            if st.st_mode & (stat.S_ISUID | stat.S_ISGID):
+                marked.append(f"{name} {stat.filemode(st.st_mode)}")
+            try:
+                os.getxattr(os.path.join(proj, name), FCAP, follow_symlinks=False)
+                marked.append(f"{name} has {FCAP}")
+            except OSError as e:
+                check(e.errno in (errno.ENODATA, errno.ENOTSUP), f"getxattr {name}: {e}")
+        check(not marked, f"{label}: set-ID files on the host after the run: {', '.join(marked)}")
+        made = sorted(n for n in os.listdir(proj) if n.startswith("v-"))
+        check(len(made) == 18, f"{label}: the victims were not all made ({made})")
+        print(f"  {label}: {len(res) - 2} calls judged, {len(made)} victim files, none set-ID; "
+              f"project mount {res['project mount'][0]}")
 
 
 # ---- workloads
