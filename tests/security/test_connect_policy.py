@@ -391,7 +391,7 @@ def check_source_routes(rf, user, work, project, fx, cap, failures):
 
     fx.take()
     cap.take()
-    res, _, _ = run_sandbox(rf, user, work, project, "routes.py", "-routes")
+    res, log, _ = run_sandbox(rf, user, work, project, "routes.py", "-routes")
     hits = fx.take()
     dsts = cap.take()
     for name, err in sorted(res.items()):
@@ -407,7 +407,12 @@ def check_source_routes(rf, user, work, project, fx, cap, failures):
         bad(f"packets were sent to floor addresses: {sent}")
     if not any(h == ("udp", ALLOWED) for h in hits) or ALLOWED not in dsts:
         bad(f"the allowed address saw nothing (the check is blind): hits {sorted(set(hits))}, wire {sorted(set(dsts))}")
-    print(f"[{user}] source routes: {len(res)} calls, {len(hits)} listener hits, "
+    logged = [x for x in log if x.get("rule", "").startswith("source route: ")]
+    cmsgs = [n for n in res if n.startswith("sendmsg ")]
+    if len(logged) != len(cmsgs) or any(x.get("errno") != "EPERM" for x in logged):
+        bad(f"the violation log names {len(logged)} refused control messages, expected {len(cmsgs)} "
+            f"with EPERM: {logged}")
+    print(f"[{user}] source routes: {len(res)} calls, {len(logged)} logged, {len(hits)} listener hits, "
           f"{len(dsts)} packets on lo to {sorted(set(dsts))}")
 
 
