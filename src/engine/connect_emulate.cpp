@@ -275,7 +275,10 @@ int copy_data(const Target& t, const net::SocketInfo& si, std::span<const iovec>
 
 // One message of sendto, sendmsg or sendmmsg, copied whole: name, data and control
 // (SCM_RIGHTS fds are duplicated from the target; SCM_CREDENTIALS is refused: the launcher
-// cannot send the target's credentials, and its own would be a lie).
+// cannot send the target's credentials, and its own would be a lie). Source routes are refused
+// too: an IPv6 routing header (IPV6_RTHDR, IPV6_2292RTHDR) or IPv4 options (IP_RETOPTS, where a
+// loose or strict source route lives) make the kernel address the packet to the header's hop,
+// not to the destination decided here. setsockopt's sticky forms are refused by seccomp.
 struct Message {
   Name name;
   std::vector<std::string> bufs;
@@ -288,7 +291,16 @@ struct Message {
   }
 };
 
-int copy_control(const Target& t, const msghdr& user, Message& m) {
+// Ancillary data that can send the message to another address than its name's: what it is, or
+// nullptr.
+const char* routes_elsewhere(const cmsghdr& c) {
+  if (c.cmsg_level == IPPROTO_IPV6 && c.cmsg_type == IPV6_RTHDR) return "IPV6_RTHDR";
+  if (c.cmsg_level == IPPROTO_IPV6 && c.cmsg_type == IPV6_2292RTHDR) return "IPV6_2292RTHDR";
+  if (c.cmsg_level == IPPROTO_IP && c.cmsg_type == IP_RETOPTS) return "IP_RETOPTS";
+  return nullptr;
+}
+
+int copy_control(const Target& t, const msghdr& user, Message& m, const char*& route) {
   if (!user.msg_control || user.msg_controllen == 0) return 0;
   if (user.msg_controllen > kMaxControl) return ENOBUFS;
   m.control.assign(user.msg_controllen, '\0');
@@ -299,6 +311,7 @@ int copy_control(const Target& t, const msghdr& user, Message& m) {
   mh.msg_controllen = m.control.size();
   for (cmsghdr* c = CMSG_FIRSTHDR(&mh); c; c = CMSG_NXTHDR(&mh, c)) {
     if (c->cmsg_len < sizeof(cmsghdr)) return EINVAL;
+    if ((route = routes_elsewhere(*c)) != nullptr) return EPERM;
     if (c->cmsg_level != SOL_SOCKET) continue;
     if (c->cmsg_type == SCM_CREDENTIALS) return EPERM;
     if (c->cmsg_type != SCM_RIGHTS) continue;
@@ -326,7 +339,16 @@ int prepare_message(Target& t, const net::SocketInfo& si, const msghdr& user, in
   if (!t.read(reinterpret_cast<std::uint64_t>(user.msg_iov), uiov.data(), uiov.size() * sizeof(iovec)))
     return EFAULT;
   if (int e = copy_data(t, si, uiov, m.bufs)) return e;
-  return copy_control(t, user, m);
+  const char* route = nullptr;
+  const int e = copy_control(t, user, m, route);
+  if (route) {
+    net::Decision d;
+    d.error = e;
+    d.rule = std::string("source route: an ") + route + " control message";
+    t.sup.log_violation(net::format_violation_json(std::chrono::system_clock::now(),
+                                                   static_cast<int>(t.n.pid), call, m.name.dest, d));
+  }
+  return e;
 }
 
 // A destination the kernel reaches without leaving this host: a connect to it completes (or

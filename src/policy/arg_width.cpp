@@ -38,6 +38,7 @@ constexpr std::array kNarrow = {
     Narrow{"eventfd2", a(0) | a(1)},
     Narrow{"fchmod", a(0) | a(1)},
     Narrow{"fchmodat", a(0) | a(2)},
+    Narrow{"fchmodat2", a(0) | a(2) | a(3)},
     Narrow{"fcntl", a(0) | a(1)},
     Narrow{"flock", a(0) | a(1)},
     Narrow{"fsconfig", a(0) | a(1) | a(4)},

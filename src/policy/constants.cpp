@@ -17,6 +17,7 @@
 #include <sys/prctl.h>
 #include <sys/ptrace.h>
 #include <sys/socket.h>
+#include <sys/stat.h>
 
 #include <algorithm>
 #include <vector>
@@ -85,6 +86,10 @@ constexpr Constant kOther[] = {
     RF_K(IPPROTO_IPV6), RF_K(IPPROTO_ICMPV6), RF_K(IPPROTO_RAW), RF_K(IPPROTO_SCTP), RF_K(IPPROTO_UDPLITE),
     RF_K(SOL_SOCKET), RF_K(SOL_IP), RF_K(SOL_IPV6), RF_K(SOL_TCP), RF_K(SOL_RAW), RF_K(SOL_PACKET),
     RF_K(SOL_NETLINK), RF_K(SOL_ALG), RF_K(SOL_TLS),
+    // IPv4 and IPv6 socket options and ancillary data types that carry IP options or routing headers
+    RF_K(IP_OPTIONS), RF_K(IP_RETOPTS), RF_K(IP_TOS), RF_K(IP_TTL), RF_K(IPV6_RTHDR), RF_K(IPV6_2292RTHDR),
+    RF_K(IPV6_2292PKTOPTIONS), RF_K(IPV6_HOPOPTS), RF_K(IPV6_DSTOPTS), RF_K(IPV6_RTHDRDSTOPTS),
+    RF_K(IPV6_V6ONLY), RF_K(IPV6_UNICAST_HOPS),
 #ifdef IPPROTO_MPTCP
     RF_K(IPPROTO_MPTCP),
 #endif
@@ -189,6 +194,9 @@ constexpr Constant kOther[] = {
     RF_K(O_NOCTTY), RF_K(O_TRUNC), RF_K(O_APPEND), RF_K(O_NONBLOCK), RF_K(O_NDELAY), RF_K(O_DSYNC),
     RF_K(O_SYNC), RF_K(O_RSYNC), RF_K(O_ASYNC), RF_K(O_DIRECT), RF_K(O_LARGEFILE), RF_K(O_DIRECTORY),
     RF_K(O_NOFOLLOW), RF_K(O_NOATIME), RF_K(O_CLOEXEC), RF_K(O_PATH), RF_K(O_TMPFILE), RF_K(FASYNC),
+    // file types and mode bits
+    RF_K(S_IFMT), RF_K(S_IFREG), RF_K(S_IFDIR), RF_K(S_IFCHR), RF_K(S_IFBLK), RF_K(S_IFIFO), RF_K(S_IFSOCK),
+    RF_K(S_IFLNK), RF_K(S_ISUID), RF_K(S_ISGID), RF_K(S_ISVTX),
     // fcntl commands and flags
     RF_K(F_DUPFD), RF_K(F_GETFD), RF_K(F_SETFD), RF_K(F_GETFL), RF_K(F_SETFL), RF_K(F_GETLK),
     RF_K(F_SETLK), RF_K(F_SETLKW), RF_K(F_SETOWN), RF_K(F_GETOWN), RF_K(F_SETSIG), RF_K(F_GETSIG),

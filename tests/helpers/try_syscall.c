@@ -45,9 +45,12 @@
 // not exist; settimeofday and clock_settime get an out-of-range time (EINVAL); adjtimex and
 // clock_adjtime only read (modes 0); syslog only reads sizes; keyctl only reads; add_key adds
 // to the child's own process keyring; vhangup runs after setsid, without a terminal; the
-// cross-process calls act on TARGET; clone and clone3 drop CLONE_VM, CLONE_VFORK, CLONE_THREAD
-// and the flags that write through pointers, and the new process exits at once; unshare and
-// personality change only the child.
+// cross-process calls act on TARGET; chmod, fchmod, fchmodat and fchmodat2 change a file of the
+// helper's own that no name reaches any more (created in the working directory, or /tmp, and
+// unlinked before the call); open, openat, creat, mknod and mknodat name "/" (a directory that
+// exists: nothing is created whatever the mode); setsockopt gets fd -1; clone and clone3 drop CLONE_VM,
+// CLONE_VFORK, CLONE_THREAD and the flags that write through pointers, and the new process exits at once;
+// unshare and personality change only the child.
 #include <errno.h>
 #include <fcntl.h>
 #include <linux/bpf.h>
@@ -79,6 +82,7 @@
 #include <sys/quota.h>
 #include <sys/resource.h>
 #include <sys/socket.h>
+#include <sys/stat.h>
 #include <sys/swap.h>
 #include <sys/syscall.h>
 #include <sys/time.h>
@@ -96,6 +100,7 @@
 
 // Numbers newer than the installed kernel headers (x86_64 and i386 share them).
 #define NR_MSEAL 462
+#define NR_FCHMODAT2 452
 
 // syslog(2) actions, not in the userspace headers.
 #define SYSLOG_ACTION_CLOSE 0
@@ -244,6 +249,15 @@ static const struct konst konsts[] = {
     K(IPPROTO_TCP),
     K(IPPROTO_UDP),
     K(IPPROTO_SCTP),
+    K(IPPROTO_IPV6),
+    K(SOL_SOCKET),
+    K(IP_TOS),
+    K(IP_OPTIONS),
+    K(IPV6_V6ONLY),
+    K(IPV6_UNICAST_HOPS),
+    K(IPV6_RTHDR),
+    K(IPV6_2292RTHDR),
+    K(IPV6_2292PKTOPTIONS),
     K(NETLINK_ROUTE),
     K(NETLINK_SOCK_DIAG),
     K(NETLINK_AUDIT),
@@ -355,6 +369,12 @@ static const struct konst konsts[] = {
     K(O_DIRECTORY),
     K(O_PATH),
     K(O_NONBLOCK),
+    K(O_TMPFILE),
+    K(S_IFREG),
+    K(S_IFIFO),
+    K(S_ISUID),
+    K(S_ISGID),
+    K(S_ISVTX),
     K(F_GETFD),
     K(F_SETFD),
     K(F_GETFL),
@@ -533,6 +553,71 @@ static int p_openat(call* c) {
   if (c->a[2] & (O_CREAT | O_TRUNC | O_WRONLY | O_RDWR | (O_TMPFILE & ~O_DIRECTORY)))
     return usage_err(c, "only read-only opens of / are offered");
   c->a[1] = str32("/");
+  return 0;
+}
+static int p_open(call* c) {
+  if (c->a[1] & (O_CREAT | O_TRUNC | O_WRONLY | O_RDWR | (O_TMPFILE & ~O_DIRECTORY)))
+    return usage_err(c, "only read-only opens of / are offered");
+  c->a[0] = str32("/");
+  return 0;
+}
+static int p_root0(call* c) {  // creat, mknod: "/" exists, so nothing is created (EISDIR, EEXIST)
+  c->a[0] = str32("/");
+  return 0;
+}
+static int p_root1(call* c) {  // mknodat
+  c->a[1] = str32("/");
+  return 0;
+}
+// A regular file of the helper's own, created and unlinked at once: a mode change reaches an
+// inode that goes away with this process. Returns its fd, or -1 with c->msg set.
+static int unlinked_file(call* c) {
+  static const char* const dirs[] = {".", "/tmp", "/dev/shm"};
+  for (size_t i = 0; i < sizeof dirs / sizeof dirs[0]; ++i) {
+    char name[96];
+    snprintf(name, sizeof name, "%s/rf-try-unlinked-%d", dirs[i], (int)getpid());
+    int fd = open(name, O_CREAT | O_EXCL | O_RDWR | O_CLOEXEC, 0600);
+    if (fd < 0) continue;
+    unlink(name);
+    return fd;
+  }
+  usage_err(c, "no writable directory for the scratch file (., /tmp, /dev/shm)");
+  return -1;
+}
+static unsigned long long fd_path(int fd) {
+  char path[64];
+  snprintf(path, sizeof path, "/proc/self/fd/%d", fd);
+  return str32(path);
+}
+static int p_chmod(call* c) {
+  int fd = unlinked_file(c);
+  if (fd < 0) return -1;
+  c->a[0] = fd_path(fd);
+  return 0;
+}
+static int p_fchmod(call* c) {
+  int fd = unlinked_file(c);
+  if (fd < 0) return -1;
+  c->a[0] = (unsigned long long)fd;
+  return 0;
+}
+static int p_fchmodat(call* c) {
+  int fd = unlinked_file(c);
+  if (fd < 0) return -1;
+  c->a[1] = fd_path(fd);
+  return 0;
+}
+static int p_openat2(call* c) {
+  uint64_t* how = alloc32(24);  // struct open_how {flags, mode, resolve}
+  how[0] = O_RDONLY | O_DIRECTORY | O_CLOEXEC;
+  c->a[1] = str32("/");
+  c->a[2] = ptr(how);
+  return 0;
+}
+static int p_setsockopt(call* c) {
+  int* v = alloc32(64);
+  c->a[3] = ptr(v);
+  if (c->a[4] > 64) return usage_err(c, "optlen must be at most 64");
   return 0;
 }
 static int p_arg0_buf(call* c) {
@@ -893,6 +978,16 @@ static long L_clone(call* c) {
 static long L_unshare(call* c) { return unshare((int)c->a[0]); }
 static long L_setns(call* c) { return setns((int)c->a[0], (int)c->a[1]); }
 static long L_personality(call* c) { return personality((unsigned long)c->a[0]); }
+static long L_chmod(call* c) { return chmod(vp(c->a[0]), (mode_t)c->a[1]); }
+static long L_fchmod(call* c) { return fchmod((int)c->a[0], (mode_t)c->a[1]); }
+static long L_fchmodat(call* c) { return fchmodat((int)c->a[0], vp(c->a[1]), (mode_t)c->a[2], 0); }
+static long L_open(call* c) { return open(vp(c->a[0]), (int)c->a[1], (mode_t)c->a[2]); }
+static long L_creat(call* c) { return creat(vp(c->a[0]), (mode_t)c->a[1]); }
+static long L_mknod(call* c) { return mknod(vp(c->a[0]), (mode_t)c->a[1], (dev_t)c->a[2]); }
+static long L_mknodat(call* c) { return mknodat((int)c->a[0], vp(c->a[1]), (mode_t)c->a[2], (dev_t)c->a[3]); }
+static long L_setsockopt(call* c) {
+  return setsockopt((int)c->a[0], (int)c->a[1], (int)c->a[2], vp(c->a[3]), (socklen_t)c->a[4]);
+}
 static long L_mount(call* c) {
   return mount(vp(c->a[0]), vp(c->a[1]), vp(c->a[2]), (unsigned long)c->a[3], vp(c->a[4]));
 }
@@ -989,7 +1084,22 @@ static const struct sc table[] = {
      F_FORKS},
     {"unshare", S(unshare), 310, 0, "flags=0", NULL, L_unshare, 0},
     {"personality", S(personality), 136, 0, "persona=0xffffffff", NULL, L_personality, 0},
+    {"chmod", S(chmod), 15, 0, "path:unlinked_file mode=0644", p_chmod, L_chmod, 0},
+    {"fchmod", S(fchmod), 94, 0, "fd:unlinked_file mode=0644", p_fchmod, L_fchmod, 0},
+    {"fchmodat", S(fchmodat), 306, 0, "dirfd=AT_FDCWD path:unlinked_file mode=0644", p_fchmodat, L_fchmodat,
+     0},
+    {"fchmodat2", NR_FCHMODAT2, NR_FCHMODAT2, 0, "dirfd=AT_FDCWD path:unlinked_file mode=0644 flags=0",
+     p_fchmodat, NULL, 0},
+    {"open", S(open), 5, 0, "path:\"/\" flags=O_RDONLY|O_DIRECTORY|O_CLOEXEC mode=0", p_open, L_open, 0},
+    {"creat", S(creat), 8, 0, "path:\"/\" mode=0644", p_root0, L_creat, 0},
+    {"mknod", S(mknod), 14, 0, "path:\"/\" mode=S_IFREG|0644 dev=0", p_root0, L_mknod, 0},
+    {"mknodat", S(mknodat), 297, 0, "dirfd=AT_FDCWD path:\"/\" mode=S_IFREG|0644 dev=0", p_root1, L_mknodat,
+     0},
+    {"setsockopt", S(setsockopt), 366, 541, "fd=-1 level=IPPROTO_IP optname=IP_TOS optval:int[16] optlen=4",
+     p_setsockopt, L_setsockopt, 0},
     // refused by deny/always.policy
+    {"openat2", S(openat2), 437, 0, "dirfd=AT_FDCWD path:\"/\" how:open_how_read_only size!24", p_openat2,
+     NULL, 0},
     {"clone3", S(clone3), 435, 0, "cl_args:struct_clone_args size:88 +flags=0 +exit_signal=SIGCHLD", p_clone3,
      NULL, F_FORKS},
     {"setns", S(setns), 346, 0, "fd=-1 nstype=0", NULL, L_setns, 0},

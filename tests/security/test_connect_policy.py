@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 # SPDX-License-Identifier: LGPL-2.1-or-later
 """Attacks on the network connect policy (threat model S-06, S-08, NET-01, NET-03..05, NET-07,
-NET-09, NTF-01, NTF-03).
+NET-09, NET-10, NTF-01, NTF-03).
 
 NOTHING HERE LEAVES THE MACHINE: the test moves itself into a new network namespace, puts the
 metadata addresses (169.254.169.254, fd00:ec2::254, 100.100.100.200, 192.0.0.192,
@@ -28,6 +28,12 @@ local path); the others' connects must not wait for them, and the run must end a
 command does; then 300 more threads storm the full backlog: workers take 256 of them, the rest
 get EAGAIN at once, and allowed connects still go through. A third run floods denials: the violation log stops at its limit with one line
 saying so, and the next run moves the full file aside.
+
+A fourth run per user tries source routes: IPv6 routing headers (type 4 with segments_left 0,
+type 2) through setsockopt(IPV6_RTHDR, IPV6_2292RTHDR, IPV6_2292PKTOPTIONS) and as sendmsg
+ancillary data, IPv4 LSRR/SSRR through IP_OPTIONS and IP_RETOPTS, each pointing at a metadata
+address while the packet is addressed to the allowed one. Each must fail with EPERM, and neither
+a listener nor an AF_PACKET capture of lo may see a packet to a floor address.
 
 Last, an old kernel, simulated with syscall_jail (ENOSYS for pidfd_getfd): network on with the
 policy is refused with a message naming the call and suggesting --network off, and nothing runs;
@@ -241,6 +247,173 @@ for i in range(COUNT):
     s.close()
 print(json.dumps({"refused": n}))
 """
+
+
+# Source routes (threat model NET-10, connecting past the policy with socket options): an IPv6
+# routing header of type 4 (segment routing) with segments_left 0 makes the kernel address every
+# packet to the header's segment, here the metadata address; IPv4 options with a loose or strict
+# source route address it to the first hop. Both as sticky socket options (refused by seccomp) and
+# as sendmsg ancillary data (refused by the supervisor). The kernel drops an IPv4 packet with a
+# source route on arrival, so the test also captures every packet on lo (Capture below).
+ROUTES = r"""
+import json, socket, struct
+EPERM = 1
+IPV6_2292RTHDR, IPV6_2292PKTOPTIONS, IP_RETOPTS = 5, 6, 7
+out = {}
+def rec(name, fn):
+    try:
+        fn()
+        out[name] = 0
+    except OSError as e:
+        out[name] = e.errno
+def srh(seg, kind=4, left=0):
+    # ipv6_sr_hdr / ipv6_rt_hdr: next header, length in 8-byte units past the first 8, type,
+    # segments left, last entry, flags, tag; then the one address
+    return bytes([0, 2, kind, left, 0, 0, 0, 0]) + socket.inet_pton(socket.AF_INET6, seg)
+def srcroute(kind, hop):
+    # LSRR (131) or SSRR (137): type, length 7, pointer 4, the hop; a NOP pads it to 8 bytes
+    return bytes([kind, 7, 4]) + socket.inet_aton(hop) + b"\x01"
+FLOOR6_SEG = "fd00:ec2::254"
+def sticky6(opt, value, kind):
+    def go():
+        s = socket.socket(socket.AF_INET6, kind)
+        s.settimeout(2)
+        try:
+            s.setsockopt(socket.IPPROTO_IPV6, opt, value)
+        finally:
+            # sent whatever the answer: with the header refused it reaches the allowed address
+            try:
+                if kind == socket.SOCK_DGRAM:
+                    s.sendto(b"rthdr", (ALLOWED6, 53))
+                else:
+                    s.connect((ALLOWED6, HTTP_PORT))
+            except OSError:
+                pass
+            s.close()
+    return go
+def cmsg6(level, ctype, data):
+    def go():
+        s = socket.socket(socket.AF_INET6, socket.SOCK_DGRAM)
+        try:
+            s.sendmsg([b"rthdr-cmsg"], [(level, ctype, data)], 0, (ALLOWED6, 53))
+        finally:
+            s.close()
+    return go
+def sticky4(value, kind):
+    def go():
+        s = socket.socket(socket.AF_INET, kind)
+        s.settimeout(2)
+        try:
+            s.setsockopt(socket.IPPROTO_IP, socket.IP_OPTIONS, value)
+        finally:
+            try:
+                if kind == socket.SOCK_DGRAM:
+                    s.sendto(b"lsrr", (ALLOWED, 53))
+                else:
+                    s.connect((ALLOWED, HTTP_PORT))
+            except OSError:
+                pass
+            s.close()
+    return go
+def cmsg4(data):
+    def go():
+        s = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
+        try:
+            s.sendmsg([b"lsrr-cmsg"], [(socket.IPPROTO_IP, IP_RETOPTS, data)], 0, (ALLOWED, 53))
+        finally:
+            s.close()
+    return go
+D, T = socket.SOCK_DGRAM, socket.SOCK_STREAM
+for kind, k in ((D, "udp"), (T, "tcp")):
+    rec(f"IPV6_RTHDR type 4 {k}", sticky6(socket.IPV6_RTHDR, srh(FLOOR6_SEG), kind))
+    rec(f"IPV6_RTHDR type 4 left 1 {k}", sticky6(socket.IPV6_RTHDR, srh(FLOOR6_SEG, 4, 1), kind))
+    rec(f"IPV6_2292RTHDR type 4 {k}", sticky6(IPV6_2292RTHDR, srh(FLOOR6_SEG), kind))
+    rec(f"IPV6_RTHDR type 2 {k}", sticky6(socket.IPV6_RTHDR, srh(FLOOR6_SEG, 2, 1), kind))
+    pkt = struct.pack("@NII", 16 + 24, socket.IPPROTO_IPV6, socket.IPV6_RTHDR) + srh(FLOOR6_SEG, 2, 1)
+    rec(f"IPV6_2292PKTOPTIONS {k}", sticky6(IPV6_2292PKTOPTIONS, pkt, kind))
+    rec(f"IP_OPTIONS LSRR {k}", sticky4(srcroute(131, "169.254.169.254"), kind))
+    rec(f"IP_OPTIONS SSRR {k}", sticky4(srcroute(137, "169.254.169.254"), kind))
+for kind in (4, 2):
+    rec(f"sendmsg IPV6_RTHDR type {kind}", cmsg6(socket.IPPROTO_IPV6, socket.IPV6_RTHDR,
+                                               srh(FLOOR6_SEG, kind, 0 if kind == 4 else 1)))
+    rec(f"sendmsg IPV6_2292RTHDR type {kind}", cmsg6(socket.IPPROTO_IPV6, IPV6_2292RTHDR,
+                                                   srh(FLOOR6_SEG, kind, 0 if kind == 4 else 1)))
+rec("sendmsg IP_RETOPTS LSRR", cmsg4(srcroute(131, "169.254.169.254")))
+rec("sendmsg IP_RETOPTS SSRR", cmsg4(srcroute(137, "169.254.169.254")))
+# controls: options and ancillary data next to the refused ones still work
+rec("control IPV6_UNICAST_HOPS", lambda: socket.socket(socket.AF_INET6, D).setsockopt(
+    socket.IPPROTO_IPV6, socket.IPV6_UNICAST_HOPS, 7))
+rec("control IP_TOS", lambda: socket.socket(socket.AF_INET, D).setsockopt(socket.IPPROTO_IP, socket.IP_TOS, 16))
+rec("control sendmsg IPV6_HOPLIMIT", cmsg6(socket.IPPROTO_IPV6, socket.IPV6_HOPLIMIT, struct.pack("i", 9)))
+rec("control sendmsg IP_TTL", lambda: socket.socket(socket.AF_INET, D).sendmsg(
+    [b"ttl"], [(socket.IPPROTO_IP, socket.IP_TTL, struct.pack("i", 9))], 0, (ALLOWED, 53)))
+print(json.dumps(out))
+"""
+
+
+class Capture:
+    """Every packet on lo, as the kernel sends it (AF_PACKET, outgoing only): the destinations a
+    listener cannot see (an IPv4 packet with a source route is dropped on arrival)."""
+
+    def __init__(self):
+        self.sock = socket.socket(socket.AF_PACKET, socket.SOCK_DGRAM, socket.htons(0x0003))
+        self.sock.bind(("lo", 0))
+        self.lock = threading.Lock()
+        self.dsts = []
+        threading.Thread(target=self.loop, daemon=True).start()
+
+    def loop(self):
+        while True:
+            pkt, addr = self.sock.recvfrom(65536)
+            if addr[2] != socket.PACKET_OUTGOING:
+                continue
+            if addr[1] == 0x0800 and len(pkt) >= 20:
+                dst = socket.inet_ntop(socket.AF_INET, pkt[16:20])
+            elif addr[1] == 0x86DD and len(pkt) >= 40:
+                dst = socket.inet_ntop(socket.AF_INET6, pkt[24:40])
+            else:
+                continue
+            with self.lock:
+                self.dsts.append(dst)
+
+    def take(self):
+        time.sleep(0.3)
+        with self.lock:
+            d, self.dsts = self.dsts, []
+        return d
+
+
+def check_source_routes(rf, user, work, project, fx, cap, failures):
+    """Routing headers and source routes are refused with EPERM; nothing reaches a floor address,
+    neither a listener nor the wire."""
+    def bad(msg):
+        failures.append(f"[{user}] source routes: {msg}")
+
+    fx.take()
+    cap.take()
+    res, log, _ = run_sandbox(rf, user, work, project, "routes.py", "-routes")
+    hits = fx.take()
+    dsts = cap.take()
+    for name, err in sorted(res.items()):
+        want = 0 if name.startswith("control") else 1
+        if err != want:
+            bad(f"{name}: expected {'success' if want == 0 else 'EPERM'}, got errno {err}")
+    floor = set(FLOOR4 + FLOOR6)
+    leaked = [h for h in hits if h[1] in floor]
+    if leaked:
+        bad(f"metadata listeners recorded {len(leaked)} hits: {sorted(set(leaked))}")
+    sent = sorted({d for d in dsts if d in floor})
+    if sent:
+        bad(f"packets were sent to floor addresses: {sent}")
+    if not any(h == ("udp", ALLOWED) for h in hits) or ALLOWED not in dsts:
+        bad(f"the allowed address saw nothing (the check is blind): hits {sorted(set(hits))}, wire {sorted(set(dsts))}")
+    logged = [x for x in log if x.get("rule", "").startswith("source route: ")]
+    cmsgs = [n for n in res if n.startswith("sendmsg ")]
+    if len(logged) != len(cmsgs) or any(x.get("errno") != "EPERM" for x in logged):
+        bad(f"the violation log names {len(logged)} refused control messages, expected {len(cmsgs)} "
+            f"with EPERM: {logged}")
+    print(f"[{user}] source routes: {len(res)} calls, {len(logged)} logged, {len(hits)} listener hits, "
+          f"{len(dsts)} packets on lo to {sorted(set(dsts))}")
 
 
 class Fixture:
@@ -590,7 +763,10 @@ def main():
             f.write(consts + ATTACK)
         with open(project + "/clients.py", "w") as f:
             f.write(consts + CLIENTS)
+        with open(project + "/routes.py", "w") as f:
+            f.write(consts + ROUTES)
         fx = Fixture(project, host_sock)
+        cap = Capture()
         os.symlink(host_sock, project + "/link.sock")
         for user in ("root", "nobody"):
             fx.take()
@@ -601,6 +777,10 @@ def main():
                 continue
             hits = fx.take()
             judge(user, res, hits, log, failures)
+            try:
+                check_source_routes(rf, user, work, project, fx, cap, failures)
+            except Exception as e:  # noqa: BLE001
+                failures.append(f"[{user}] source routes: {e!r}")
             print(f"[{user}] race: {res['race']}, dup2race: {res['dup2race']}, sendmmsg: {res['sendmmsg']}, "
                   f"{len(res['calls'])} calls, {len(hits)} listener hits, {len(log)} log lines")
             try:

@@ -24,12 +24,14 @@ calls; results are cached and judged by several cases.
 usage: test_seccomp_policy.py RINGFENCE TRY_SYSCALL   (as root; also runs as uid 65534)
 """
 
+import errno
 import json
 import os
 import re
 import shlex
 import shutil
 import signal
+import stat
 import subprocess
 import sys
 
@@ -82,6 +84,16 @@ CONSTS = {
     "READ_IMPLIES_EXEC": 0x0400000, "ADDR_LIMIT_32BIT": 0x0800000, "SHORT_INODE": 0x1000000,
     "WHOLE_SECONDS": 0x2000000, "STICKY_TIMEOUTS": 0x4000000, "ADDR_LIMIT_3GB": 0x8000000,
     "PER_QUERY": 0xFFFFFFFF,
+    # open flags (the libc rows of open and openat depend on them, see LIBC_DROPS_MODE)
+    "O_RDONLY": 0, "O_WRONLY": 1, "O_RDWR": 2, "O_CREAT": 0o100, "O_DIRECTORY": 0o200000,
+    "O_CLOEXEC": 0o2000000, "O_TMPFILE": 0o20200000,
+    # file types and mode bits
+    "S_IFREG": 0o100000, "S_IFIFO": 0o10000, "S_ISUID": 0o4000, "S_ISGID": 0o2000,
+    "S_ISVTX": 0o1000,
+    # IP and IPv6 socket options (levels are the IPPROTO_ numbers above)
+    "SOL_SOCKET": 1, "IP_TOS": 1, "IP_OPTIONS": 4, "IP_RETOPTS": 7, "IPPROTO_IPV6": 41,
+    "IPV6_2292RTHDR": 5, "IPV6_2292PKTOPTIONS": 6, "IPV6_UNICAST_HOPS": 16, "IPV6_V6ONLY": 26,
+    "IPV6_RTHDR": 57,
     # ptrace and prctl options a condition might name
     "PTRACE_TRACEME": 0, "PTRACE_ATTACH": 16, "PTRACE_SEIZE": 0x4206,
     "PR_SET_DUMPABLE": 4, "PR_GET_DUMPABLE": 3, "PR_SET_MM": 35, "PR_SET_PTRACER": 0x59616D61,
@@ -97,6 +109,10 @@ KERNEL_32BIT = {("ioctl", 1), ("ioctl", 0), ("socket", 0), ("socket", 1), ("sock
                 ("socketpair", 0), ("socketpair", 1), ("socketpair", 2), ("personality", 0),
                 ("prctl", 0), ("prlimit64", 0), ("kill", 0), ("kill", 1), ("fcntl", 0),
                 ("fcntl", 1),
+                # modes are umode_t (the kernel keeps 16 bits), levels and option names int
+                ("chmod", 1), ("fchmod", 1), ("fchmodat", 2), ("fchmodat2", 2), ("open", 2),
+                ("openat", 3), ("creat", 1), ("mknod", 1), ("mknodat", 2), ("setsockopt", 1),
+                ("setsockopt", 2),
                 # the kernel keeps the low 32 bits of the legacy clone's flags
                 ("clone", 0)}
 KERNEL_64BIT = {("unshare", 0),  # ksys_unshare(unsigned long): junk above bit 31 is EINVAL
@@ -113,6 +129,7 @@ FAMILIES = ["AF_UNSPEC", "AF_AX25", "AF_IPX", "AF_APPLETALK", "AF_NETROM", "AF_A
             "AF_SMC", "AF_XDP", "AF_MCTP", "AF_MAX"]
 NS_FLAGS = ["CLONE_NEWNS", "CLONE_NEWCGROUP", "CLONE_NEWUTS", "CLONE_NEWIPC", "CLONE_NEWUSER",
             "CLONE_NEWPID", "CLONE_NEWNET", "CLONE_NEWTIME"]
+SETID_MODES = ["0644", "0755", "01777", "04755", "02755", "06755", "04000", "02000"]
 COND_ARGS = {
     "ioctl": [["-1", "TIOCSTI"], ["-1", "TIOCLINUX"], ["-1", "TIOCSETD"],
               ["7", "TIOCSTI"], ["7", "TIOCSETD"], ["7", "TIOCLINUX"],
@@ -150,7 +167,25 @@ COND_ARGS = {
                     ["ADDR_LIMIT_3GB"], ["UNAME26"], ["SHORT_INODE"], ["WHOLE_SECONDS"],
                     ["STICKY_TIMEOUTS"], ["PER_SVR4"], ["PER_BSD"],
                     ["ADDR_NO_RANDOMIZE|READ_IMPLIES_EXEC"], ["PER_LINUX32|MMAP_PAGE_ZERO"],
-                    ["0xfffffffe"]],
+                    ["UNAME26|PER_LINUX32"], ["UNAME26|ADDR_NO_RANDOMIZE"], ["0x0080000"],
+                    ["0x0800000"], ["0xfffffffe"]],
+    # set-ID mode bits: each alone, both, and modes without them (sticky included)
+    "chmod": [[m] for m in SETID_MODES],
+    "fchmod": [[m] for m in SETID_MODES],
+    "fchmodat": [["-", m] for m in SETID_MODES],
+    "fchmodat2": [["-", m] for m in SETID_MODES],
+    "open": [["-", m] for m in SETID_MODES + ["0"]],
+    "openat": [["-", "-", m] for m in SETID_MODES + ["0"]],
+    "creat": [[m] for m in SETID_MODES],
+    "mknod": [["S_IFREG|" + m] for m in SETID_MODES] + [["S_IFIFO|0644"], ["S_IFIFO|04755"]],
+    "mknodat": [["-", "S_IFREG|" + m] for m in SETID_MODES],
+    # source routes: IP_OPTIONS, the IPv6 routing headers; the neighbouring options stay allowed
+    "setsockopt": [["-", "IPPROTO_IP", "IP_TOS"], ["-", "IPPROTO_IP", "IP_OPTIONS"],
+                   ["-", "IPPROTO_IP", "IPV6_RTHDR"], ["-", "IPPROTO_IPV6", "IPV6_V6ONLY"],
+                   ["-", "IPPROTO_IPV6", "IPV6_RTHDR"], ["-", "IPPROTO_IPV6", "IPV6_2292RTHDR"],
+                   ["-", "IPPROTO_IPV6", "IPV6_2292PKTOPTIONS"], ["-", "IPPROTO_IPV6", "IP_OPTIONS"],
+                   ["-", "IPPROTO_IPV6", "IPV6_UNICAST_HOPS"], ["-", "SOL_SOCKET", "IP_OPTIONS"],
+                   ["-", "IPPROTO_TCP", "IPV6_RTHDR"]],
     "prlimit64": [["0"], ["TARGET"], ["SELF"]],
 }
 # Extra argument sets for unconditional rules (try_syscall's defaults always run too).
@@ -168,6 +203,10 @@ LIBC_CHECKS_FIRST = {
     "settimeofday": "glibc turns it into clock_settime and refuses tv_usec >= 1000000 itself",
     "clock_settime": "glibc refuses an out-of-range tv_nsec itself",
 }
+# glibc's open and openat read their mode argument only with O_CREAT or O_TMPFILE and pass 0
+# otherwise: (flags argument, mode argument) of the calls whose libc rows the filter sees so.
+LIBC_DROPS_MODE = {"open": (1, 2), "openat": (2, 3)}
+O_CREAT_OR_TMPFILE = 0o100 | 0o20000000
 # Refused calls the kernel refuses with the same EPERM even to uid 0 with every capability of a
 # user namespace (they need capabilities of the initial namespace, or dmesg_restrict is set):
 # no row can show the difference the filter makes. process_madvise (strict) needs CAP_SYS_NICE.
@@ -402,6 +441,10 @@ class Row:
         if rule.terms is None:
             return rule.action
         vals = self.call.arg_values(self.args)
+        if self.via == "libc" and self.call.name in LIBC_DROPS_MODE:
+            flags, mode = LIBC_DROPS_MODE[self.call.name]
+            if vals.get(flags) is not None and not vals[flags] & O_CREAT_OR_TMPFILE:
+                vals[mode] = 0
         # 32-bit arguments: the filter must decide on what the kernel reads (the low half)
         kernel = {i: (v & 0xFFFFFFFF if (self.call.name, i) in KERNEL_32BIT or self.via == "i386"
                       else v) for i, v in vals.items() if v is not None}
@@ -1137,6 +1180,168 @@ def every_syscall_number_decides_as_policy_show_says(ctx):
         if bad:
             fail(f"{p}: {len(bad)} numbers did not answer as the policy says:\n  "
                  + "\n  ".join(bad))
+
+
+# ---- set-ID files and personas, attacked through a real project
+
+
+SETID_ATTACK = r"""
+import ctypes, errno, json, os, stat, struct
+libc = ctypes.CDLL(None, use_errno=True)
+libc.syscall.restype = ctypes.c_long
+AT_FDCWD = -100
+out = {}
+
+def rec(name, fn):
+    try:
+        fn()
+        out[name] = 0
+    except OSError as e:
+        out[name] = e.errno
+
+def raw(nr, *args):
+    def go():
+        ctypes.set_errno(0)
+        a = [ctypes.c_long(x) if isinstance(x, int) else ctypes.c_char_p(x) for x in args]
+        if libc.syscall(ctypes.c_long(nr), *a) < 0:
+            e = ctypes.get_errno()
+            raise OSError(e, os.strerror(e))
+    return go
+
+def victim(name):
+    with open(name, "wb") as f:
+        f.write(b"#!/bin/sh\nid\n")
+    os.chmod(name, 0o755)
+    return name
+
+for bits, tag in ((0o4000, "u+s"), (0o2000, "g+s")):
+    mode = 0o755 | bits
+    rec(f"chmod {tag}", lambda: os.chmod(victim(f"v-chmod-{tag}"), mode))
+    def fch():
+        fd = os.open(victim(f"v-fchmod-{tag}"), os.O_RDONLY)
+        try:
+            os.fchmod(fd, mode)
+        finally:
+            os.close(fd)
+    rec(f"fchmod {tag}", fch)
+    def fchat():
+        d = os.open(".", os.O_RDONLY | os.O_DIRECTORY)
+        try:
+            os.chmod(victim(f"v-fchmodat-{tag}"), mode, dir_fd=d)
+        finally:
+            os.close(d)
+    rec(f"fchmodat {tag}", fchat)
+    rec(f"raw chmod {tag}", raw(90, victim(f"v-rchmod-{tag}").encode(), mode))
+    def rfch():
+        fd = os.open(victim(f"v-rfchmod-{tag}"), os.O_RDONLY)
+        try:
+            raw(91, fd, mode)()
+        finally:
+            os.close(fd)
+    rec(f"raw fchmod {tag}", rfch)
+    rec(f"raw fchmodat {tag}", raw(268, AT_FDCWD, victim(f"v-rfchmodat-{tag}").encode(), mode))
+    rec(f"raw fchmodat2 {tag}", raw(452, AT_FDCWD, victim(f"v-rfchmodat2-{tag}").encode(), mode, 0))
+    # with the upper half of the mode register set: the kernel keeps 16 bits
+    rec(f"raw chmod {tag} hi32", raw(90, victim(f"v-rchmodhi-{tag}").encode(), mode | 0xdead << 48))
+    def create():
+        os.close(os.open(f"n-open-{tag}", os.O_CREAT | os.O_WRONLY | os.O_EXCL, mode))
+    rec(f"open O_CREAT {tag}", create)
+    rec(f"raw openat O_CREAT {tag}", raw(257, AT_FDCWD, f"n-openat-{tag}".encode(),
+                                       os.O_CREAT | os.O_WRONLY | os.O_EXCL, mode))
+    rec(f"raw creat {tag}", raw(85, f"n-creat-{tag}".encode(), mode))
+    def tmpfile():
+        here = os.getcwd()
+        fd = os.open(here, os.O_TMPFILE | os.O_WRONLY, mode)
+        try:
+            os.link(f"/proc/self/fd/{fd}", os.path.join(here, f"n-tmpfile-{tag}"))
+        finally:
+            os.close(fd)
+    rec(f"O_TMPFILE {tag}", tmpfile)
+    rec(f"mknod S_IFREG {tag}", lambda: os.mknod(f"n-mknod-{tag}", stat.S_IFREG | mode))
+    how = ctypes.create_string_buffer(struct.pack("QQQ", os.O_CREAT | os.O_WRONLY, mode, 0), 24)
+    rec(f"raw openat2 {tag}", raw(437, AT_FDCWD, f"n-openat2-{tag}".encode(), ctypes.addressof(how), 24))
+# file capabilities: VFS_CAP_REVISION_2 with CAP_SETUID permitted and effective
+fcap = struct.pack("<IIIII", 0x02000001, 1 << 7, 0, 0, 0)
+rec("setxattr security.capability", lambda: os.setxattr(victim("v-fcap"), "security.capability", fcap))
+# controls: ordinary modes still change, ordinary files are still made
+rec("control chmod 0700", lambda: os.chmod(victim("v-control"), 0o700))
+rec("control open 0644", lambda: os.close(os.open("n-control", os.O_CREAT | os.O_WRONLY, 0o644)))
+# personas
+libc.personality.restype = ctypes.c_int
+def pers(p):
+    def go():
+        ctypes.set_errno(0)
+        if libc.personality(ctypes.c_ulong(p)) == -1:
+            e = ctypes.get_errno()
+            raise OSError(e, os.strerror(e))
+    return go
+rec("personality ADDR_NO_RANDOMIZE", pers(0x0040000))
+rec("personality PER_LINUX32|ADDR_NO_RANDOMIZE", pers(0x0040008))
+rec("personality READ_IMPLIES_EXEC", pers(0x0400000))
+rec("control personality query", pers(0xffffffff))
+with open("/proc/self/personality") as f:
+    out["personality after"] = f.read().strip()
+rec("control personality UNAME26", pers(0x0020000))
+rec("control personality PER_LINUX", pers(0))
+mounts = [l.split() for l in open("/proc/self/mountinfo")]
+out["project mount"] = [m[5] for m in mounts if m[4] == os.getcwd()]
+print(json.dumps(out))
+"""
+FCAP = "security.capability"
+
+
+@suite.case()
+def setid_files_and_personas_refused(ctx):
+    """A set-user-ID or set-group-ID file, or one with file capabilities, made inside the sandbox
+    in the project keeps its mode on the host, where the next user runs it as its owner (root
+    when the sandbox ran as root). Every way seccomp can see is tried in `ringfence run` (its
+    default profile, and --seccomp default and strict): chmod, fchmod, fchmodat, fchmodat2 through
+    glibc and raw syscalls (with junk above the 16 bits of the mode), open/openat/creat with
+    O_CREAT, O_TMPFILE then link, mknod(S_IFREG), openat2, setxattr(security.capability). Each
+    must fail with EPERM (openat2: ENOSYS) and no file in the project may have the bits or the
+    attribute afterwards, seen from the host. The project mount is nosuid. personality()
+    refuses ADDR_NO_RANDOMIZE and READ_IMPLIES_EXEC; the query and UNAME26 work."""
+    require_program("/usr/bin/python3", "python3", "the attack script")
+    for profile in (None, "default", "strict"):
+        label = profile or "ringfence run's own default"
+        proj = ctx.mkdtemp(owned=True)
+        with open(os.path.join(proj, "attack.py"), "w") as f:
+            f.write(SETID_ATTACK)
+        os.chmod(os.path.join(proj, "attack.py"), 0o644)
+        r = run_argv(ctx, rf_run_argv(ctx, profile) + ["/usr/bin/python3", "attack.py"], proj,
+                     timeout=120)
+        check_eq(r.returncode, 0, f"{label}: attack script exit (stderr {r.stderr[-800:]!r})")
+        res = json.loads(r.stdout.decode().strip().splitlines()[-1])
+        wrong = []
+        for name, err in sorted(res.items()):
+            if name in ("personality after", "project mount"):
+                continue
+            want = 0 if name.startswith("control") else 38 if "openat2" in name else 1
+            if err != want:
+                wrong.append(f"{name}: errno {err} ({errno.errorcode.get(err, 'success')}), "
+                             f"expected {errno.errorcode.get(want, 'success')}")
+        if res["personality after"] != "00000000":
+            wrong.append(f"/proc/self/personality after the refused personas: "
+                         f"{res['personality after']}")
+        check(len(res["project mount"]) == 1 and "nosuid" in res["project mount"][0].split(","),
+              f"{label}: the project mount is not nosuid: {res['project mount']}")
+        marked = []
+        for name in sorted(os.listdir(proj)):
+            st = os.lstat(os.path.join(proj, name))
+            if st.st_mode & (stat.S_ISUID | stat.S_ISGID):
+                marked.append(f"{name} {stat.filemode(st.st_mode)}")
+            try:
+                os.getxattr(os.path.join(proj, name), FCAP, follow_symlinks=False)
+                marked.append(f"{name} has {FCAP}")
+            except OSError as e:
+                check(e.errno in (errno.ENODATA, errno.ENOTSUP), f"getxattr {name}: {e}")
+        if marked:
+            wrong.append(f"set-ID files on the host after the run: {', '.join(marked)}")
+        check(not wrong, f"{label}: {len(wrong)} attacks not refused:\n  " + "\n  ".join(wrong))
+        made = sorted(n for n in os.listdir(proj) if n.startswith("v-"))
+        check(len(made) == 18, f"{label}: the victims were not all made ({made})")
+        print(f"  {label}: {len(res) - 2} calls judged, {len(made)} victim files, none set-ID; "
+              f"project mount {res['project mount'][0]}")
 
 
 # ---- workloads

@@ -3,18 +3,22 @@
 // argument-width tables are sound.
 #include <doctest/doctest.h>
 #include <fcntl.h>
+#include <linux/audit.h>
+#include <netinet/in.h>
 #include <sched.h>
 #include <sys/ioctl.h>
 #include <sys/mman.h>
 #include <sys/personality.h>
 #include <sys/prctl.h>
 #include <sys/socket.h>
+#include <sys/stat.h>
 
 #include <algorithm>
 #include <cerrno>
 #include <csignal>
 #include <set>
 #include <string>
+#include <vector>
 
 #include "constants.hpp"
 #include "lowering.hpp"
@@ -131,4 +135,64 @@ TEST_CASE("argument widths") {
   CHECK(arg_width("read", 0) == 64);
   CHECK(arg_width("nosuchcall", 0) == 64);
   CHECK(arg_width("ioctl", 6) == 64);
+}
+
+TEST_CASE("shipped profiles: no set-ID modes, no source routes, only plain personas") {
+  using rf::test::Decider;
+  using rf::test::kRetAllow;
+  using rf::test::ret_errno;
+  constexpr std::uint64_t kJunk = 0xdead000000000000;
+  for (const char* name : {"default", "strict"}) {
+    CAPTURE(name);
+    auto p = load(name);
+    REQUIRE_MESSAGE(p.has_value(), error_of(p));
+    Decider d(*p);
+    std::vector<std::uint32_t> arches{0};
+    if (rf::test::arch_native() == AUDIT_ARCH_X86_64) arches.push_back(rf::test::arch_i386());
+    for (std::uint32_t arch : arches) {
+      CAPTURE(arch);
+      for (std::uint64_t bits :
+           {std::uint64_t{S_ISUID}, std::uint64_t{S_ISGID}, std::uint64_t{S_ISUID | S_ISGID}}) {
+        CAPTURE(bits);
+        const std::uint64_t mode = 0755 | bits;
+        CHECK(d("chmod", {0, mode}, arch) == ret_errno(EPERM));
+        CHECK(d("fchmod", {3, mode}, arch) == ret_errno(EPERM));
+        CHECK(d("fchmodat", {3, 0, mode}, arch) == ret_errno(EPERM));
+        CHECK(d("fchmodat2", {3, 0, mode, 0}, arch) == ret_errno(EPERM));
+        CHECK(d("open", {0, O_CREAT | O_WRONLY, mode}, arch) == ret_errno(EPERM));
+        CHECK(d("openat", {3, 0, O_CREAT | O_WRONLY, mode}, arch) == ret_errno(EPERM));
+        CHECK(d("creat", {0, mode}, arch) == ret_errno(EPERM));
+        CHECK(d("mknod", {0, S_IFREG | mode, 0}, arch) == ret_errno(EPERM));
+        CHECK(d("mknodat", {3, 0, S_IFREG | mode, 0}, arch) == ret_errno(EPERM));
+      }
+      CHECK(d("chmod", {0, 0755}, arch) == kRetAllow);
+      CHECK(d("chmod", {0, 01777}, arch) == kRetAllow);
+      CHECK(d("fchmodat", {3, 0, 0644, 0}, arch) == kRetAllow);
+      CHECK(d("openat", {3, 0, O_CREAT | O_WRONLY, 0666}, arch) == kRetAllow);
+      CHECK(d("mknod", {0, S_IFIFO | 0644, 0}, arch) == kRetAllow);
+      CHECK(d("mkdir", {0, 06777}, arch) == kRetAllow);  // the kernel drops set-ID bits of mkdir itself
+      CHECK(d("openat2", {3, 0, 0, 24}, arch) == ret_errno(ENOSYS));
+      for (int opt : {IPV6_RTHDR, IPV6_2292RTHDR, IPV6_2292PKTOPTIONS})
+        CHECK(d("setsockopt", {3, IPPROTO_IPV6, static_cast<std::uint64_t>(opt), 0, 24}, arch) ==
+              ret_errno(EPERM));
+      CHECK(d("setsockopt", {3, IPPROTO_IP, IP_OPTIONS, 0, 8}, arch) == ret_errno(EPERM));
+      CHECK(d("setsockopt", {3, IPPROTO_IPV6, IPV6_V6ONLY, 0, 4}, arch) == kRetAllow);
+      CHECK(d("setsockopt", {3, IPPROTO_IP, IP_TOS, 0, 4}, arch) == kRetAllow);
+      CHECK(d("setsockopt", {3, SOL_SOCKET, IPV6_RTHDR, 0, 4}, arch) == kRetAllow);
+      for (std::uint64_t persona :
+           {std::uint64_t{ADDR_NO_RANDOMIZE}, std::uint64_t{PER_LINUX32} | ADDR_NO_RANDOMIZE,
+            std::uint64_t{READ_IMPLIES_EXEC}, std::uint64_t{MMAP_PAGE_ZERO},
+            std::uint64_t{ADDR_COMPAT_LAYOUT}, std::uint64_t{UNAME26} | ADDR_NO_RANDOMIZE})
+        CHECK(d("personality", {persona}, arch) == ret_errno(EPERM));
+      for (std::uint64_t persona :
+           {std::uint64_t{PER_LINUX}, std::uint64_t{PER_LINUX32}, std::uint64_t{UNAME26},
+            std::uint64_t{UNAME26} | PER_LINUX32, std::uint64_t{0xffffffff}})
+        CHECK(d("personality", {persona}, arch) == kRetAllow);
+    }
+    // The kernel reads modes, levels and option names in 32 bits or less: junk above cannot hide them.
+    CHECK(d("chmod", {0, (0755 | S_ISUID) | kJunk}) == ret_errno(EPERM));
+    CHECK(d("chmod", {0, 0755 | kJunk}) == kRetAllow);
+    CHECK(d("setsockopt", {3, IPPROTO_IPV6 | kJunk, IPV6_RTHDR | kJunk, 0, 24}) == ret_errno(EPERM));
+    CHECK(d("personality", {ADDR_NO_RANDOMIZE | kJunk}) == ret_errno(EPERM));
+  }
 }

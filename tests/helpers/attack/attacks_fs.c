@@ -441,6 +441,88 @@ static void git_persist(const struct attack* a) {
   acc_done(&acc, NULL);
 }
 
+// PRIV-04: a set-user-ID or set-group-ID file made in the project stays so on the host, where the
+// next user runs it as its owner. The file is empty and not executable, and removed at once.
+struct setid_try {
+  long nr;  // x86_64 number; i386 numbers below
+  long a[4];
+  bool i386;
+};
+static long setid_call(void* p) {
+  const struct setid_try* t = p;
+  if (!t->i386) return rsys(t->nr, t->a[0], t->a[1], t->a[2], t->a[3], 0, 0);
+  long r = i386_call(t->nr, t->a[0], t->a[1], t->a[2], t->a[3], 0, 0);
+  if (r < 0 && r > -4096) {
+    errno = (int)-r;
+    return -1;
+  }
+  return r;
+}
+static void setid_one(struct acc* acc, const char* path, const struct setid_try* t, const char* what) {
+  chmod(path, 0644);
+  struct child_res r = in_child(setid_call, (void*)t, 1);
+  struct stat st;
+  bool marked = stat(path, &st) == 0 && (st.st_mode & (S_ISUID | S_ISGID));
+  if (WIFSIGNALED(r.status)) {
+    acc_add(acc, marked, 0, "%s: killed by %s", what, signame_of(WTERMSIG(r.status)));
+    return;
+  }
+  acc_add(acc, marked, r.ret < 0 ? r.err : 0, "%s", what);
+}
+static void setid_project(const struct attack* a) {
+  const bool i386 = a->arg == 1;
+  if (i386 && cfg.i386 == 0) {
+    skipped("no i386 ABI: int $0x80 faults on this kernel");
+    return;
+  }
+  char path[4400], made[4400];
+  snprintf(path, sizeof path, "%s/rf-attack-setid-%s", cfg.project, cfg.tag);
+  snprintf(made, sizeof made, "%s/rf-attack-setid-new-%s", cfg.project, cfg.tag);
+  unlink(path);
+  unlink(made);
+  int fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
+  if (fd < 0) {
+    skipped("cannot create a file in the project: %s", errname(errno));
+    return;
+  }
+  char* name = path;
+  if (i386) {
+    name = low_page();
+    if (!name) {
+      close(fd);
+      unlink(path);
+      skipped("no memory below 4 GiB for the i386 path");
+      return;
+    }
+    snprintf(name, 4096, "%s", path);
+  }
+  struct acc acc = {0};
+  const long p = (long)name;
+  struct setid_try t[] = {
+      {i386 ? 15 : SYS_chmod, {p, 04644}, i386},   {i386 ? 15 : SYS_chmod, {p, 02644}, i386},
+      {i386 ? 94 : SYS_fchmod, {fd, 04644}, i386}, {i386 ? 306 : SYS_fchmodat, {AT_FDCWD, p, 06644}, i386},
+      {452, {AT_FDCWD, p, 04644, 0}, i386},  // fchmodat2: the same number in both ABIs
+  };
+  const char* what[] = {"chmod u+s", "chmod g+s", "fchmod u+s", "fchmodat u+s,g+s", "fchmodat2 u+s"};
+  for (size_t i = 0; i < sizeof t / sizeof t[0]; ++i) setid_one(&acc, path, &t[i], what[i]);
+  close(fd);
+  unlink(path);
+  // a new file created with the bits
+  long q = (long)made;
+  if (i386) {
+    snprintf(name, 4096, "%s", made);
+    q = (long)name;
+  }
+  struct setid_try c = {
+      i386 ? 295 : SYS_openat, {AT_FDCWD, q, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 04644}, i386};
+  struct child_res r = in_child(setid_call, &c, 1);
+  struct stat st;
+  bool marked = stat(made, &st) == 0 && (st.st_mode & S_ISUID);
+  acc_add(&acc, marked, r.ret < 0 ? r.err : 0, "openat O_CREAT mode 04644");
+  unlink(made);
+  acc_done(&acc, NULL);
+}
+
 void register_fs_attacks(void) {
   add_attack("MNT-01", "MNT-01", LV_ALL, unmount_masks, 0, NULL,
              "unmount masks and read-only binds (umount2)");
@@ -478,6 +560,11 @@ void register_fs_attacks(void) {
       "TIOCSTI/TIOCLINUX/vhangup are covered by TTY-01..03 and SC-10.vhangup");
   add_skipped("TTY-06", "TTY-06", "escape sequences rendered by the user's terminal",
               "host-side rendering, not attackable from inside");
+  add_attack("PRIV-04.setid", "PRIV-04", LV_ALL, setid_project, 0, NULL,
+             "set-user-ID and set-group-ID files made in the project (chmod, fchmod, fchmodat, fchmodat2, "
+             "openat O_CREAT)");
+  add_attack("PRIV-04.setid.i386", "PRIV-04", LV_ALL, setid_project, 1, NULL,
+             "set-ID files made in the project through int $0x80");
   add_attack("PER-01", "PER-01", LV_K, git_persist, 0, NULL,
              "write .git/hooks and .git/config (run later on the host)");
   add_attack("PER-02", "PER-02", LV_NONE, git_persist, 1, NULL,

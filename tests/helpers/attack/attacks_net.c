@@ -329,6 +329,87 @@ static void allowed_control(const struct attack* a) {
   acc_done(&acc, NULL);
 }
 
+// NET-10: source routes past the connect policy. An IPv6 routing header of type 4 (segment routing)
+// with segments_left 0 makes the kernel address the packet to its segment (here fd00:ec2::254)
+// instead of the destination the policy decided (::1, or the allowed address); an IPv4 loose
+// source route sends it to the first hop. As sticky options (setsockopt: nothing is sent when the
+// option is refused, and without the fixture nothing is sent at all) and as sendmsg ancillary data
+// (only with the fixture).
+static size_t route_header(unsigned char* b, int type, int left) {
+  memset(b, 0, 24);
+  b[1] = 2;  // length in 8-byte units after the first 8: one address
+  b[2] = (unsigned char)type;
+  b[3] = (unsigned char)left;
+  inet_pton(AF_INET6, "fd00:ec2::254", b + 8);
+  return 24;
+}
+static size_t lsrr(unsigned char* b) {
+  b[0] = 131;  // IPOPT_LSRR
+  b[1] = 7;
+  b[2] = 4;
+  inet_pton(AF_INET, "169.254.169.254", b + 3);
+  b[7] = 1;  // NOP: options are padded to 4 bytes
+  return 8;
+}
+static void route_attack(const struct attack* a) {
+  struct acc acc = {0};
+  unsigned char hdr[64];
+  const bool v6 = a->arg == 0 || a->arg == 1 || a->arg == 3;
+  const bool cmsg = a->arg == 3 || a->arg == 4;
+  if (cmsg) NEED_FIXTURE();
+  const bool send_too = fixture_safe();
+  struct addr dst;
+  make_addr(v6 ? "::1" : ALLOWED4, 53, &dst);
+  const int types[] = {SOCK_DGRAM, SOCK_STREAM};
+  for (int ti = 0; ti < (cmsg ? 1 : 2); ++ti) {
+    const int type = types[ti];
+    int s = sock_for(v6 ? AF_INET6 : AF_INET, type);
+    if (s < 0) {
+      acc_add(&acc, false, errno, "socket");
+      break;
+    }
+    const char* k = type == SOCK_DGRAM ? "UDP" : "TCP";
+    if (!cmsg) {
+      const int opt = a->arg == 0 ? IPV6_RTHDR : a->arg == 1 ? IPV6_2292RTHDR : IP_OPTIONS;
+      const size_t n = v6 ? route_header(hdr, 4, 0) : lsrr(hdr);
+      long r = rsys(SYS_setsockopt, s, v6 ? IPPROTO_IPV6 : IPPROTO_IP, opt, (long)hdr, (long)n, 0);
+      int e = errno;
+      acc_add(&acc, r == 0, e, "%s setsockopt(%s)", k,
+              a->arg == 0   ? "IPV6_RTHDR type 4, segments_left 0"
+              : a->arg == 1 ? "IPV6_2292RTHDR type 4"
+                            : "IP_OPTIONS LSRR");
+      if (r == 0 && send_too) {
+        make_addr(v6 ? "::1" : ALLOWED4, type == SOCK_DGRAM ? 53 : 80, &dst);
+        if (type == SOCK_DGRAM)
+          sendto(s, "x", 1, 0, (struct sockaddr*)&dst.ss, dst.len);
+        else
+          connect(s, (struct sockaddr*)&dst.ss, dst.len);
+        acc_note(&acc, "sent to %s (the fixture records where it went)", v6 ? "[::1]" : ALLOWED4);
+      }
+    } else {
+      for (int t = 0; t < (v6 ? 2 : 1); ++t) {
+        _Alignas(struct cmsghdr) unsigned char cbuf[CMSG_SPACE(24)];
+        memset(cbuf, 0, sizeof cbuf);
+        struct iovec iov = {(void*)"x", 1};
+        struct msghdr mh = {.msg_name = &dst.ss, .msg_namelen = dst.len, .msg_iov = &iov, .msg_iovlen = 1};
+        mh.msg_control = cbuf;
+        const size_t n = v6 ? route_header(CMSG_DATA((struct cmsghdr*)cbuf), t ? 2 : 4, t ? 1 : 0)
+                            : lsrr(CMSG_DATA((struct cmsghdr*)cbuf));
+        struct cmsghdr* c = (struct cmsghdr*)cbuf;
+        c->cmsg_level = v6 ? IPPROTO_IPV6 : IPPROTO_IP;
+        c->cmsg_type = v6 ? IPV6_RTHDR : IP_RETOPTS;
+        c->cmsg_len = CMSG_LEN(n);
+        mh.msg_controllen = CMSG_SPACE(n);
+        long r = sendmsg(s, &mh, 0);
+        acc_add(&acc, r >= 0, errno, "sendmsg with %s",
+                v6 ? (t ? "IPV6_RTHDR type 2" : "IPV6_RTHDR type 4") : "IP_RETOPTS LSRR");
+      }
+    }
+    close(s);
+  }
+  acc_done(&acc, NULL);
+}
+
 // NET-10 / NET-11: socket families and protocols (socket() only: nothing is sent).
 static const struct {
   const char* id;
@@ -612,6 +693,16 @@ void register_net_attacks(void) {
              "sendmsg MSG_FASTOPEN to 169.254.169.254");
   for (int i = 0; families[i].id; ++i)
     add_attack(families[i].id, families[i].row, LV_ALL, family_attack, i, NULL, "%s", families[i].title);
+  add_attack("NET-10.rthdr", "NET-10", LV_ALL, route_attack, 0, NULL,
+             "setsockopt(IPV6_RTHDR) type 4 to fd00:ec2::254, then UDP and TCP to [::1]");
+  add_attack("NET-10.rthdr2292", "NET-10", LV_ALL, route_attack, 1, NULL,
+             "setsockopt(IPV6_2292RTHDR) type 4 to fd00:ec2::254");
+  add_attack("NET-10.lsrr", "NET-10", LV_ALL, route_attack, 2, NULL,
+             "setsockopt(IP_OPTIONS) with a loose source route through 169.254.169.254");
+  add_attack("NET-10.rthdr_cmsg", "NET-10", LV_ALL, route_attack, 3, NULL,
+             "sendmsg with an IPV6_RTHDR control message (types 4 and 2) to fd00:ec2::254");
+  add_attack("NET-10.retopts_cmsg", "NET-10", LV_ALL, route_attack, 4, NULL,
+             "sendmsg with an IP_RETOPTS control message: a loose source route through 169.254.169.254");
   add_attack("NET-11.ping", "NET-11", LV_ALL, ping_attack, 0, NULL,
              "ICMP datagram socket: echo to 169.254.169.254");
   add_attack("NET-13", "NET-13", LV_NONE, bind_listen, 0, NULL, "bind and listen on all addresses (report)");
