@@ -16,6 +16,7 @@
 #include <cstdlib>
 
 #include "ringfence/base/paths.hpp"
+#include "ringfence/base/remove_tree.hpp"
 #include "ringfence/base/sys.hpp"
 #include "ringfence/base/unique_fd.hpp"
 #include "run_landlock.hpp"
@@ -117,29 +118,6 @@ Status copy_file(const std::string& from, const std::string& to, mode_t mode) {
   if (auto w = base::write_all(fd.get(), data); !w) return Error(w.error().code(), "cannot write " + tmp);
   if (::rename(tmp.c_str(), to.c_str()) != 0) return base::errno_error("cannot rename " + tmp + " to " + to);
   return {};
-}
-
-// Remove a tree without following symlinks or leaving the directory's file system.
-void remove_tree_at(int parent, const char* name, dev_t dev) {
-  struct stat st {};
-  if (::fstatat(parent, name, &st, AT_SYMLINK_NOFOLLOW) != 0) return;
-  if (S_ISDIR(st.st_mode) && st.st_dev == dev) {
-    int fd = ::openat(parent, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
-    if (fd >= 0) {
-      if (DIR* d = ::fdopendir(fd)) {
-        std::vector<std::string> names;
-        while (dirent* e = ::readdir(d))
-          if (std::string n = e->d_name; n != "." && n != "..") names.push_back(n);
-        for (const auto& n : names) remove_tree_at(::dirfd(d), n.c_str(), dev);
-        ::closedir(d);
-      } else {
-        ::close(fd);
-      }
-    }
-    ::unlinkat(parent, name, AT_REMOVEDIR);
-  } else {
-    ::unlinkat(parent, name, 0);
-  }
 }
 
 }  // namespace
@@ -379,9 +357,12 @@ Status prepare_home(RunPlan& plan) {
   return {};
 }
 
-Status finish_home(const RunPlan& plan) {
-  if (struct stat st{}; !plan.tmp_host.empty() && ::lstat(plan.tmp_host.c_str(), &st) == 0)
-    remove_tree_at(AT_FDCWD, plan.tmp_host.c_str(), st.st_dev);  // the landlock level's TMPDIR
+Status finish_home(const RunPlan& plan, std::vector<std::string>& not_removed) {
+  auto remove = [&not_removed](const std::string& dir) {
+    auto left = base::remove_tree(dir);
+    not_removed.insert(not_removed.end(), left.begin(), left.end());
+  };
+  if (!plan.tmp_host.empty()) remove(plan.tmp_host);  // the landlock level's TMPDIR
   if (plan.home_host.empty()) return {};
   Status result;
   for (const auto& c : plan.copies) {
@@ -393,11 +374,7 @@ Status finish_home(const RunPlan& plan) {
       if (auto s = copy_file(from, c.host, 0600); !s && result) result = s;
     }
   }
-  if (!plan.settings.keep_home) {
-    struct stat st {};
-    if (::lstat(plan.home_host.c_str(), &st) == 0)
-      remove_tree_at(AT_FDCWD, plan.home_host.c_str(), st.st_dev);
-  }
+  if (!plan.settings.keep_home) remove(plan.home_host);
   return result;
 }
 
