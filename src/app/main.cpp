@@ -118,6 +118,14 @@ int run_native_run(const rf::cli::RunOptions& opts) {
     report_not_removed(not_removed);
     return rf::cli::kExitSetup;
   }
+  // From here on the launcher needs nothing of its environment (the plan holds the command's),
+  // and the dropped credentials in it must not be readable by the command.
+  if (auto s = rf::engine::seal_launcher(); !s) {
+    log::error("cannot clear the launcher's environment: " + s.error().describe());
+    (void)rf::cli::finish_home(*plan, not_removed);
+    report_not_removed(not_removed);
+    return rf::cli::kExitSetup;
+  }
   auto r = rf::engine::run_sandbox(plan->spec);
   if (auto h = rf::cli::finish_home(*plan, not_removed); !h) log::warning(h.error().describe());
   report_not_removed(not_removed);
