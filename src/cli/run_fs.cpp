@@ -19,6 +19,7 @@
 #include "ringfence/base/remove_tree.hpp"
 #include "ringfence/base/sys.hpp"
 #include "ringfence/base/unique_fd.hpp"
+#include "run_etc.hpp"
 #include "run_landlock.hpp"
 
 namespace rf::cli {
@@ -65,6 +66,20 @@ Status mask_host_path(RunPlan& plan, const std::string& path) {
     return {};
   }
   return mask_file(plan, path);
+}
+
+Status cover_private_etc(RunPlan& plan) {
+  const PrivateEntries found = private_entries("/etc");
+  for (const auto& p : found.paths) {
+    bool done = std::any_of(plan.masked.begin(), plan.masked.end(),
+                            [&p](const std::string& m) { return base::is_under(p, m); });
+    if (!done) RF_TRY(mask_host_path(plan, p));
+  }
+  if (found.truncated)
+    plan.notes.push_back("/etc: more than " + std::to_string(kEtcScanLimit) +
+                         " entries or 16 levels; what lies past them was not checked for entries "
+                         "that are not world-readable");
+  return {};
 }
 
 // Walk the project for names a mask covers (bounded: a huge tree is not scanned to the end).
@@ -149,6 +164,9 @@ Status add_system_dirs(RunPlan& plan) {
       for (size_t i = 0; i < g.gl_pathc; ++i) RF_TRY(mask_host_path(plan, g.gl_pathv[i]));
     ::globfree(&g);
   }
+  // And whatever else in /etc is not for everyone (root-only keys, tokens, Wi-Fi passwords):
+  // the command may run as uid 0 or in a group the file is shared with.
+  RF_TRY(cover_private_etc(plan));
   ops.push_back(op(OpKind::Proc, "", "/proc"));
   ops.push_back(op(OpKind::Dev, "", "/dev"));
   for (const char* d : {"/tmp", "/var/tmp", "/run"}) ops.push_back(op(OpKind::Tmpfs, "", d));
