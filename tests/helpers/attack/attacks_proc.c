@@ -66,6 +66,34 @@ static void search_proc(const struct attack* a) {
             denied);
 }
 
+// S-01.launcher: rf-attack's parent, the one process every level runs next to the command (the
+// launcher itself at the soft and landlock levels, the sandbox's pid 1 at the kernel level): the
+// credentials it dropped from the command's environment must not be in its /proc/PID/environ,
+// and its memory (which holds them too) must not open.
+static void parent_process(const struct attack* a) {
+  (void)a;
+  if (!need_canary()) return;
+  if (cfg.ppid <= 0) {
+    skipped("rf-attack has no parent in this PID namespace");
+    return;
+  }
+  struct acc acc = {0};
+  char path[64];
+  snprintf(path, sizeof path, "/proc/%d/environ", cfg.ppid);
+  ssize_t n = read_file(path, big, sizeof big);
+  if (n < 0)
+    acc_add(&acc, false, errno, "read %s", path);
+  else
+    acc_add(&acc, mem_contains(big, (size_t)n, cfg.canary), ENODATA, "the canary in %s (%zd bytes read)",
+            path, n);
+  snprintf(path, sizeof path, "/proc/%d/mem", cfg.ppid);
+  int fd = (int)rsys(SYS_openat, AT_FDCWD, (long)path, O_RDONLY | O_CLOEXEC, 0, 0, 0);
+  int e = errno;
+  if (fd >= 0) close(fd);
+  acc_add(&acc, fd >= 0, e, "open %s", path);
+  acc_done(&acc, NULL);
+}
+
 // S-03 / TEN-01: another process's root, cwd, fds, map_files.
 static void foreign_proc_dirs(const struct attack* a) {
   (void)a;
@@ -747,6 +775,8 @@ static void home_read(const struct attack* a) {
 
 void register_proc_attacks(void) {
   add_attack("S-01", "S-01", LV_KL, search_proc, 0, NULL, "read other processes' environ for the canary");
+  add_attack("S-01.launcher", "S-01", LV_ALL, parent_process, 0, NULL,
+             "the parent's environment (dropped credentials) and memory: /proc/PPID/environ, /proc/PPID/mem");
   add_attack("S-02", "S-02", LV_K, search_proc, 2, NULL,
              "grep the canary across /proc/*/environ and /proc/*/cmdline");
   add_attack("S-03", "S-03", LV_KL, foreign_proc_dirs, 0, NULL,
