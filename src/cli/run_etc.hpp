@@ -19,5 +19,10 @@ struct PrivateEntries {
 // skipped: a link's target in /etc is judged where it lies.
 constexpr int kEtcScanLimit = 50000;
 PrivateEntries private_entries(const std::string& root);
+// The plan's "not enforced" note when the walk was truncated.
+inline constexpr const char* kEtcTruncatedNote =
+    "/etc: more than 50000 entries or 16 levels; what lies past them was not checked for entries "
+    "that are not world-readable";
+static_assert(kEtcScanLimit == 50000, "kEtcTruncatedNote names the limit");
 
 }  // namespace rf::cli

@@ -75,10 +75,7 @@ Status cover_private_etc(RunPlan& plan) {
                             [&p](const std::string& m) { return base::is_under(p, m); });
     if (!done) RF_TRY(mask_host_path(plan, p));
   }
-  if (found.truncated)
-    plan.notes.push_back("/etc: more than " + std::to_string(kEtcScanLimit) +
-                         " entries or 16 levels; what lies past them was not checked for entries "
-                         "that are not world-readable");
+  if (found.truncated) plan.notes.push_back(kEtcTruncatedNote);
   return {};
 }
 

@@ -229,10 +229,7 @@ Status add_landlock_jail(RunPlan& plan, const RunOptions& opts, const presets::A
       hidden.push_back(p);
       plan.masked.push_back(p);
     }
-  if (priv.truncated)
-    plan.notes.push_back("/etc: more than " + std::to_string(kEtcScanLimit) +
-                         " entries or 16 levels; what lies past them was not checked for entries "
-                         "that are not world-readable");
+  if (priv.truncated) plan.notes.push_back(kEtcTruncatedNote);
   if (struct stat st{}; ::stat("/etc", &st) == 0)
     RF_TRY(allow_except(plan, "/etc", hidden, kR | kX, roots, real_home, 0));
 
