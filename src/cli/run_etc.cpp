@@ -21,7 +21,7 @@ bool world_readable(const struct stat& st) {
   return (st.st_mode & S_IROTH) != 0;
 }
 
-void walk(int dir_fd, const std::string& path, dev_t dev, int depth, int& budget, PrivateEntries& out) {
+void walk(int dir_fd, const std::string& path, int depth, int& budget, PrivateEntries& out) {
   int listing = ::dup(dir_fd);
   DIR* d = listing >= 0 ? ::fdopendir(listing) : nullptr;
   if (!d) {
@@ -47,7 +47,7 @@ void walk(int dir_fd, const std::string& path, dev_t dev, int depth, int& budget
       out.paths.push_back(p);
       continue;
     }
-    if (!S_ISDIR(st.st_mode) || st.st_dev != dev) continue;
+    if (!S_ISDIR(st.st_mode)) continue;
     base::UniqueFd sub(::openat(dir_fd, n.c_str(), O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC));
     if (!sub.valid()) {
       out.paths.push_back(p);  // world-readable, yet not for us (group bits): covered whole
@@ -57,7 +57,7 @@ void walk(int dir_fd, const std::string& path, dev_t dev, int depth, int& budget
       out.truncated = true;  // not looked into
       continue;
     }
-    walk(sub.get(), p, dev, depth + 1, budget, out);
+    walk(sub.get(), p, depth + 1, budget, out);
   }
 }
 
@@ -66,10 +66,9 @@ void walk(int dir_fd, const std::string& path, dev_t dev, int depth, int& budget
 PrivateEntries private_entries(const std::string& root) {
   PrivateEntries out;
   base::UniqueFd fd(::open(root.c_str(), O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC));
-  struct stat st {};
-  if (!fd.valid() || ::fstat(fd.get(), &st) != 0) return out;
+  if (!fd.valid()) return out;
   int budget = kEtcScanLimit;
-  walk(fd.get(), root, st.st_dev, 0, budget, out);
+  walk(fd.get(), root, 0, budget, out);
   return out;
 }
 

@@ -13,10 +13,10 @@ struct PrivateEntries {
   bool truncated = false;          // the walk stopped at its entry budget or depth
 };
 
-// Walks `root` (the host's /etc) without following symlinks or leaving its file system, at most
-// kEtcScanLimit entries and 16 levels deep. A directory that is not world-readable and searchable is
-// one entry (not entered), as is one this process cannot open. Symlinks and special files are
-// skipped: a link's target in /etc is judged where it lies.
+// Walks `root` (the host's /etc) without following symlinks, at most kEtcScanLimit entries and
+// 16 levels deep. File systems mounted below it are walked too: the sandbox's /etc holds them. A directory
+// that is not world-readable and searchable is one entry (not entered), as is one this process cannot open.
+// Symlinks and special files are skipped: a link's target in /etc is judged where it lies.
 constexpr int kEtcScanLimit = 50000;
 PrivateEntries private_entries(const std::string& root);
 // The plan's "not enforced" note when the walk was truncated.
