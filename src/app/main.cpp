@@ -63,6 +63,16 @@ const char* const kNativeHelpTail =
     "first argument that is an option, ringfence accepts bubblewrap's command line (see\n"
     "'ringfence bwrap --help').\n";
 
+// What the removal of the throwaway HOME and TMPDIR left on the host: one line each, up to a
+// bound (a tree made to fail everywhere must not flood the terminal).
+void report_not_removed(const std::vector<std::string>& left) {
+  namespace log = rf::base::log;
+  constexpr std::size_t kShown = 20;
+  for (std::size_t i = 0; i < left.size() && i < kShown; ++i) log::warning("cannot remove " + left[i]);
+  if (left.size() > kShown)
+    log::warning("and " + std::to_string(left.size() - kShown) + " more entries that cannot be removed");
+}
+
 // `ringfence run`: plan, prepare the throwaway HOME, run, clean up, map the outcome.
 int run_native_run(const rf::cli::RunOptions& opts) {
   namespace log = rf::base::log;
@@ -101,13 +111,24 @@ int run_native_run(const rf::cli::RunOptions& opts) {
             ", seccomp " + plan->settings.seccomp + unenforced);
   if (plan->settings.network && !plan->spec.supervision.connect.enabled)
     log::warning("network on: the connect policy is not enforced; cloud metadata endpoints are reachable");
+  std::vector<std::string> not_removed;
   if (auto h = rf::cli::prepare_home(*plan); !h) {
     log::error(h.error().describe());
-    (void)rf::cli::finish_home(*plan);
+    (void)rf::cli::finish_home(*plan, not_removed);
+    report_not_removed(not_removed);
+    return rf::cli::kExitSetup;
+  }
+  // From here on the launcher needs nothing of its environment (the plan holds the command's),
+  // and the dropped credentials in it must not be readable by the command.
+  if (auto s = rf::engine::seal_launcher(); !s) {
+    log::error("cannot clear the launcher's environment: " + s.error().describe());
+    (void)rf::cli::finish_home(*plan, not_removed);
+    report_not_removed(not_removed);
     return rf::cli::kExitSetup;
   }
   auto r = rf::engine::run_sandbox(plan->spec);
-  if (auto h = rf::cli::finish_home(*plan); !h) log::warning(h.error().describe());
+  if (auto h = rf::cli::finish_home(*plan, not_removed); !h) log::warning(h.error().describe());
+  report_not_removed(not_removed);
   if (plan->settings.keep_home) log::info("home kept at " + plan->home_host);
   if (!r) {
     log::error(r.error().describe());

@@ -17,8 +17,10 @@
 #include <limits>
 
 #include "ringfence/base/paths.hpp"
+#include "ringfence/base/remove_tree.hpp"
 #include "ringfence/base/sys.hpp"
 #include "ringfence/base/unique_fd.hpp"
+#include "run_etc.hpp"
 #include "run_landlock.hpp"
 
 namespace rf::cli {
@@ -65,6 +67,17 @@ Status mask_host_path(RunPlan& plan, const std::string& path) {
     return {};
   }
   return mask_file(plan, path);
+}
+
+Status cover_private_etc(RunPlan& plan) {
+  const PrivateEntries found = private_entries("/etc");
+  for (const auto& p : found.paths) {
+    bool done = std::any_of(plan.masked.begin(), plan.masked.end(),
+                            [&p](const std::string& m) { return base::is_under(p, m); });
+    if (!done) RF_TRY(mask_host_path(plan, p));
+  }
+  if (found.truncated) plan.notes.push_back(kEtcTruncatedNote);
+  return {};
 }
 
 // Walk the project for names a mask covers. The walk is bounded (a huge tree would slow every
@@ -126,29 +139,6 @@ Status copy_file(const std::string& from, const std::string& to, mode_t mode) {
   return {};
 }
 
-// Remove a tree without following symlinks or leaving the directory's file system.
-void remove_tree_at(int parent, const char* name, dev_t dev) {
-  struct stat st {};
-  if (::fstatat(parent, name, &st, AT_SYMLINK_NOFOLLOW) != 0) return;
-  if (S_ISDIR(st.st_mode) && st.st_dev == dev) {
-    int fd = ::openat(parent, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
-    if (fd >= 0) {
-      if (DIR* d = ::fdopendir(fd)) {
-        std::vector<std::string> names;
-        while (dirent* e = ::readdir(d))
-          if (std::string n = e->d_name; n != "." && n != "..") names.push_back(n);
-        for (const auto& n : names) remove_tree_at(::dirfd(d), n.c_str(), dev);
-        ::closedir(d);
-      } else {
-        ::close(fd);
-      }
-    }
-    ::unlinkat(parent, name, AT_REMOVEDIR);
-  } else {
-    ::unlinkat(parent, name, 0);
-  }
-}
-
 }  // namespace
 
 Status add_system_dirs(RunPlan& plan) {
@@ -178,6 +168,9 @@ Status add_system_dirs(RunPlan& plan) {
       for (size_t i = 0; i < g.gl_pathc; ++i) RF_TRY(mask_host_path(plan, g.gl_pathv[i]));
     ::globfree(&g);
   }
+  // And whatever else in /etc is not for everyone (root-only keys, tokens, Wi-Fi passwords):
+  // the command may run as uid 0 or in a group the file is shared with.
+  RF_TRY(cover_private_etc(plan));
   ops.push_back(op(OpKind::Proc, "", "/proc"));
   ops.push_back(op(OpKind::Dev, "", "/dev"));
   for (const char* d : {"/tmp", "/var/tmp", "/run"}) ops.push_back(op(OpKind::Tmpfs, "", d));
@@ -388,9 +381,12 @@ Status prepare_home(RunPlan& plan) {
   return {};
 }
 
-Status finish_home(const RunPlan& plan) {
-  if (struct stat st{}; !plan.tmp_host.empty() && ::lstat(plan.tmp_host.c_str(), &st) == 0)
-    remove_tree_at(AT_FDCWD, plan.tmp_host.c_str(), st.st_dev);  // the landlock level's TMPDIR
+Status finish_home(const RunPlan& plan, std::vector<std::string>& not_removed) {
+  auto remove = [&not_removed](const std::string& dir) {
+    auto left = base::remove_tree(dir);
+    not_removed.insert(not_removed.end(), left.begin(), left.end());
+  };
+  if (!plan.tmp_host.empty()) remove(plan.tmp_host);  // the landlock level's TMPDIR
   if (plan.home_host.empty()) return {};
   Status result;
   for (const auto& c : plan.copies) {
@@ -402,11 +398,7 @@ Status finish_home(const RunPlan& plan) {
       if (auto s = copy_file(from, c.host, 0600); !s && result) result = s;
     }
   }
-  if (!plan.settings.keep_home) {
-    struct stat st {};
-    if (::lstat(plan.home_host.c_str(), &st) == 0)
-      remove_tree_at(AT_FDCWD, plan.home_host.c_str(), st.st_dev);
-  }
+  if (!plan.settings.keep_home) remove(plan.home_host);
   return result;
 }
 

@@ -19,6 +19,7 @@
 
 #include "ringfence/base/paths.hpp"
 #include "ringfence/base/unique_fd.hpp"
+#include "run_etc.hpp"
 
 namespace rf::cli {
 namespace {
@@ -95,8 +96,9 @@ Status allow_except(RunPlan& plan, const std::string& dir, const std::vector<std
     }
     bool holds_hidden = std::any_of(hidden.begin(), hidden.end(),
                                     [&p](const std::string& h) { return h != p && base::is_under(h, p); });
-    if (holds_hidden && S_ISDIR(st.st_mode) && depth < 8) {
-      RF_TRY(allow_except(plan, p, hidden, rights, roots, real_home, depth + 1));
+    if (holds_hidden && S_ISDIR(st.st_mode)) {
+      // Deeper than that, the whole directory stays refused.
+      if (depth < 8) RF_TRY(allow_except(plan, p, hidden, rights, roots, real_home, depth + 1));
     } else {
       rule(plan, p, rights);
     }
@@ -220,6 +222,14 @@ Status add_landlock_jail(RunPlan& plan, const RunOptions& opts, const presets::A
       }
     ::globfree(&g);
   }
+  // And every other entry of /etc that is not world-readable (as the kernel jail covers them).
+  const PrivateEntries priv = private_entries("/etc");
+  for (const auto& p : priv.paths)
+    if (!under_any(p, hidden)) {
+      hidden.push_back(p);
+      plan.masked.push_back(p);
+    }
+  if (priv.truncated) plan.notes.push_back(kEtcTruncatedNote);
   if (struct stat st{}; ::stat("/etc", &st) == 0)
     RF_TRY(allow_except(plan, "/etc", hidden, kR | kX, roots, real_home, 0));
 

@@ -54,6 +54,10 @@ void run_child(const ChildContext& ctx) {
     if (!s) report_and_exit_in_child(out, stage, s.error());
   };
 
+  // 0. Dumpable again when the launcher was before it sealed itself (and the clone did not
+  //    start so): the id maps below are written through /proc/self, which a non-dumpable
+  //    process of an unprivileged caller may not open for writing. Pid 1 ends non-dumpable.
+  if (ctx.restore_dumpable) ::prctl(PR_SET_DUMPABLE, 1, 0, 0, 0);
   // 0. Into the sandbox's cgroup first, so everything below and all the command starts is
   //    counted (--limit memory/pids/cpu).
   check(Stage::Limits, join_cgroups_in_child(ctx.cgroup_procs_fds));

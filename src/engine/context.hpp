@@ -61,6 +61,10 @@ struct ChildContext {
   // Native mode: the length of the launcher's argv strings (from /proc/self/cmdline), blanked
   // in the child so that pid 1 does not show them.
   std::size_t argv_area_len = 0;
+  // The launcher made itself non-dumpable (seal_launcher) and clones inherit that; without a
+  // new PID namespace (clone_into unseals only around a clone into one) the child is dumpable
+  // again at once, as the launcher was: writing its own id maps needs it.
+  bool restore_dumpable = false;
 };
 
 }  // namespace rf::engine

@@ -47,6 +47,9 @@ using base::Error;
 using base::Result;
 using base::Status;
 
+// seal_launcher ran: 1 when the launcher was dumpable before (its clones restore that).
+int dumpable_before_seal = -1;
+
 bool userns_available() {
   if (::access("/proc/self/ns/user", F_OK) != 0) return false;
   auto max = base::read_file("/proc/sys/user/max_user_namespaces");
@@ -146,13 +149,24 @@ unsigned long long clone_flags(const spec::Spec& spec, const spec::Namespaces& n
 }
 
 // Fork-style clone into new namespaces: clone3 where the kernel has it, else clone.
+// After seal_launcher a clone would start non-dumpable, yet the child writes its own id maps
+// through /proc/self and the launcher opens its namespaces in /proc/PID/ns from the first
+// moment: with a new PID namespace (the launcher is not in the sandbox's /proc) the launcher is
+// dumpable again for the instant of the clone, so the child starts as it would have before.
 pid_t clone_into(unsigned long long flags) {
+  const bool unseal = dumpable_before_seal == 1 && (flags & CLONE_NEWPID) != 0;
+  if (unseal) ::prctl(PR_SET_DUMPABLE, 1, 0, 0, 0);
   clone_args args{};
   args.flags = flags;
   args.exit_signal = SIGCHLD;
   long pid = syscall(SYS_clone3, &args, sizeof args);
   if (pid < 0 && errno == ENOSYS)
     pid = syscall(SYS_clone, static_cast<unsigned long>(flags) | SIGCHLD, nullptr, nullptr, nullptr, nullptr);
+  if (pid != 0 && unseal) {
+    const int saved = errno;
+    ::prctl(PR_SET_DUMPABLE, 0, 0, 0, 0);
+    errno = saved;
+  }
   return static_cast<pid_t>(pid);
 }
 
@@ -206,6 +220,35 @@ Result<Outcome> finish_run(Result<Outcome> out, SandboxCgroup* cgroup) {
 
 }  // namespace
 
+Status seal_launcher() {
+  // The block's bounds are fields 50 and 51 of /proc/self/stat (env_start, env_end); the
+  // command name (field 2) may hold spaces and parentheses, so fields are counted after the
+  // last ')'.
+  RF_TRY_ASSIGN(stat, base::read_file("/proc/self/stat"));
+  const auto close = stat.rfind(')');
+  if (close == std::string::npos) return Error(EINVAL, "/proc/self/stat: unexpected format");
+  std::vector<unsigned long> fields;  // from field 3 on
+  const char* p = stat.c_str() + close + 1;
+  while (*p) {
+    char* end = nullptr;
+    while (*p == ' ') ++p;
+    if (!*p || *p == '\n') break;
+    unsigned long v = std::strtoul(p, &end, 10);
+    if (end == p) v = 0, end = const_cast<char*>(p) + 1;  // the state letter
+    while (*end && *end != ' ') ++end;
+    fields.push_back(v);
+    p = end;
+  }
+  if (fields.size() < 49) return Error(EINVAL, "/proc/self/stat has no env_start/env_end (Linux < 3.5)");
+  const unsigned long start = fields[50 - 3], end = fields[51 - 3];
+  ::clearenv();
+  if (end > start) std::memset(reinterpret_cast<void*>(start), 0, end - start);
+  const int before = ::prctl(PR_GET_DUMPABLE, 0, 0, 0, 0);
+  if (::prctl(PR_SET_DUMPABLE, 0, 0, 0, 0) != 0) return base::errno_error("prctl(PR_SET_DUMPABLE, 0)");
+  dumpable_before_seal = before;
+  return {};
+}
+
 Result<Outcome> run_sandbox(const spec::Spec& spec) {
   if (spec.soft_jail) return run_soft_jail(spec);
   ChildContext ctx;
@@ -238,6 +281,7 @@ Result<Outcome> run_sandbox(const spec::Spec& spec) {
       spec.info_fd || spec.json_status_fd || spec.userns_block_fd || spec.pidns_fd || want_late_masks;
   ctx.reaper = !spec.as_pid_1 && (ctx.ns.pid || spec.sync_fd || !spec.lock_files.empty());
   ctx.env = final_environment(spec);
+  ctx.restore_dumpable = dumpable_before_seal == 1 && !ctx.ns.pid;
   if (!spec.bwrap_messages)
     if (auto cmdline = base::read_file("/proc/self/cmdline")) ctx.argv_area_len = cmdline->size();
   ctx.home = env_value(ctx.env, "HOME");

@@ -3,7 +3,6 @@
 // leaving its file system.
 #include "workspace.hpp"
 
-#include <dirent.h>
 #include <fcntl.h>
 #include <sys/random.h>
 #include <sys/stat.h>
@@ -15,6 +14,7 @@
 #include <vector>
 
 #include "ringfence/base/paths.hpp"
+#include "ringfence/base/remove_tree.hpp"
 #include "ringfence/base/sys.hpp"
 #include "ringfence/base/unique_fd.hpp"
 
@@ -52,33 +52,6 @@ Status copy_program(const std::string& from, const std::string& to) {
       return Error(w.error().code(), "write " + to);
   }
   return {};
-}
-
-// Removes name in parent; the first failure is kept in `first`.
-void remove_at(int parent, const char* name, dev_t dev, const std::string& path, Status& first) {
-  struct stat st {};
-  if (::fstatat(parent, name, &st, AT_SYMLINK_NOFOLLOW) != 0) return;
-  if (S_ISDIR(st.st_mode) && st.st_dev == dev) {
-    int fd = ::openat(parent, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
-    if (fd < 0 && errno == EACCES && ::fchmodat(parent, name, 0700, 0) == 0)
-      fd = ::openat(parent, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
-    if (fd >= 0) {
-      if ((st.st_mode & 0700) != 0700) ::fchmod(fd, 0700);  // so that its entries can be removed
-      if (DIR* d = ::fdopendir(fd)) {
-        std::vector<std::string> names;
-        while (dirent* e = ::readdir(d))
-          if (std::string n = e->d_name; n != "." && n != "..") names.push_back(n);
-        for (const auto& n : names) remove_at(::dirfd(d), n.c_str(), dev, path + "/" + n, first);
-        ::closedir(d);
-      } else {
-        ::close(fd);
-      }
-    }
-    if (::unlinkat(parent, name, AT_REMOVEDIR) != 0 && first)
-      first = base::errno_error("cannot remove " + path);
-  } else if (::unlinkat(parent, name, 0) != 0 && first) {
-    first = base::errno_error("cannot remove " + path);
-  }
 }
 
 std::string temp_base() {
@@ -154,11 +127,12 @@ base::Result<Workspace> Workspace::create(const std::string& token, const std::s
 
 base::Status Workspace::remove() {
   if (root_.empty()) return {};
-  struct stat st {};
-  Status first;
-  if (::lstat(root_.c_str(), &st) == 0) remove_at(AT_FDCWD, root_.c_str(), st.st_dev, root_, first);
-  if (first) root_.clear();
-  return first;
+  const auto left = base::remove_tree(root_);
+  if (!left.empty())
+    return Error(0, "cannot remove " + left.front() +
+                        (left.size() > 1 ? " (and " + std::to_string(left.size() - 1) + " more)" : ""));
+  root_.clear();
+  return {};
 }
 
 }  // namespace rf::verify

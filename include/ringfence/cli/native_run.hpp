@@ -80,8 +80,9 @@ base::Result<RunPlan> plan_run(const RunOptions& opts, const HostFacts& host);
 // The throwaway HOME: a fresh 0700 directory (under $XDG_RUNTIME_DIR/ringfence or
 // /tmp/ringfence-UID), the agent's copied files in it; sets plan.home_host and the HOME bind.
 base::Status prepare_home(RunPlan& plan);
-// After the run: copy changed agent files back, then remove the directory (unless kept).
-base::Status finish_home(const RunPlan& plan);
+// After the run: copy changed agent files back, then remove the directory (unless kept) and
+// the private TMPDIR; what could not be removed is added to not_removed, one "PATH: reason" each.
+base::Status finish_home(const RunPlan& plan, std::vector<std::string>& not_removed);
 
 // The nameserver addresses of a resolv.conf (scope ids dropped), in order.
 std::vector<std::string> nameservers_in(std::string_view resolv_conf);

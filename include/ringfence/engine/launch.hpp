@@ -35,6 +35,13 @@ CgroupSupport cgroup_support();
 // The highest Landlock ABI the kernel offers, 0 when it has none (or it is disabled).
 int landlock_abi();
 
+// Native mode, once the plan holds everything the launcher still needs from its environment:
+// the environment is cleared (the C array, and the block the kernel shows as /proc/PID/environ
+// overwritten with zeros) and the launcher made non-dumpable, so that a command of the same uid
+// reads neither its /proc/PID/environ nor its /proc/PID/mem (nor ptraces it). Every clone made
+// afterwards starts from this state.
+base::Status seal_launcher();
+
 // As launch(), with the whole outcome (native mode's supervision).
 base::Result<Outcome> run_sandbox(const spec::Spec& spec);
 

@@ -66,6 +66,34 @@ static void search_proc(const struct attack* a) {
             denied);
 }
 
+// S-01.launcher: rf-attack's parent, the one process every level runs next to the command (the
+// launcher itself at the soft and landlock levels, the sandbox's pid 1 at the kernel level): the
+// credentials it dropped from the command's environment must not be in its /proc/PID/environ,
+// and its memory (which holds them too) must not open.
+static void parent_process(const struct attack* a) {
+  (void)a;
+  if (!need_canary()) return;
+  if (cfg.ppid <= 0) {
+    skipped("rf-attack has no parent in this PID namespace");
+    return;
+  }
+  struct acc acc = {0};
+  char path[64];
+  snprintf(path, sizeof path, "/proc/%d/environ", cfg.ppid);
+  ssize_t n = read_file(path, big, sizeof big);
+  if (n < 0)
+    acc_add(&acc, false, errno, "read %s", path);
+  else
+    acc_add(&acc, mem_contains(big, (size_t)n, cfg.canary), ENODATA, "the canary in %s (%zd bytes read)",
+            path, n);
+  snprintf(path, sizeof path, "/proc/%d/mem", cfg.ppid);
+  int fd = (int)rsys(SYS_openat, AT_FDCWD, (long)path, O_RDONLY | O_CLOEXEC, 0, 0, 0);
+  int e = errno;
+  if (fd >= 0) close(fd);
+  acc_add(&acc, fd >= 0, e, "open %s", path);
+  acc_done(&acc, NULL);
+}
+
 // S-03 / TEN-01: another process's root, cwd, fds, map_files.
 static void foreign_proc_dirs(const struct attack* a) {
   (void)a;
@@ -518,6 +546,79 @@ static void proc_write(const struct attack* a) {
     acc_done(&acc, NULL);
 }
 
+// MNT-12.private: any entry of /etc that is not for everyone (a file without o+r, a directory
+// without o+r or o+x) read or listed anyway: as root, or in the file's group. Symlinks are not
+// followed; the walk stops at 16 levels and 50000 entries.
+static int etc_walk(const char* dir, int depth, int* budget, struct acc* acc, int* seen) {
+  DIR* d = opendir(dir);
+  if (!d) return errno;
+  struct dirent* de;
+  while ((de = readdir(d)) && --*budget > 0) {
+    if (strcmp(de->d_name, ".") == 0 || strcmp(de->d_name, "..") == 0) continue;
+    char p[4096];
+    snprintf(p, sizeof p, "%s/%s", dir, de->d_name);
+    struct stat st;
+    if (lstat(p, &st) != 0 || (!S_ISREG(st.st_mode) && !S_ISDIR(st.st_mode))) continue;
+    bool open_to_all = S_ISDIR(st.st_mode) ? (st.st_mode & (S_IROTH | S_IXOTH)) == (S_IROTH | S_IXOTH)
+                                           : (st.st_mode & S_IROTH) != 0;
+    if (open_to_all) {
+      if (S_ISDIR(st.st_mode) && depth < 16) etc_walk(p, depth + 1, budget, acc, seen);
+      continue;
+    }
+    ++*seen;
+    if (S_ISDIR(st.st_mode)) {
+      DIR* sub = opendir(p);
+      int n = 0, e = errno;
+      if (sub) {
+        struct dirent* x;
+        while ((x = readdir(sub)))
+          if (strcmp(x->d_name, ".") != 0 && strcmp(x->d_name, "..") != 0) ++n;
+        closedir(sub);
+      }
+      if (sub && n > 0)
+        acc_add(acc, true, 0, "listed %s (mode %03o, %d entries)", p, st.st_mode & 0777, n);
+      else if (acc->tries < 8)
+        acc_add(acc, false, sub ? ENODATA : e, "list %s", p);
+      continue;
+    }
+    int fd =
+        (int)rsys(SYS_openat, AT_FDCWD, (long)p, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC, 0, 0, 0);
+    int e = errno;
+    char c;
+    ssize_t n = fd >= 0 ? read(fd, &c, 1) : -1;
+    if (fd >= 0) close(fd);
+    if (n > 0)
+      acc_add(acc, true, 0, "read %s (mode %03o)", p, st.st_mode & 0777);
+    else if (acc->tries < 8)
+      acc_add(acc, false, fd < 0 ? e : ENODATA, "read %s", p);
+  }
+  closedir(d);
+  return 0;
+}
+
+static void etc_private(const struct attack* a) {
+  (void)a;
+  struct acc acc = {0};
+  int budget = 50000, seen = 0;
+  int e = etc_walk("/etc", 0, &budget, &acc, &seen);
+  if (e) {
+    // /etc itself not listable (the landlock level grants it entry by entry): the directories
+    // where root-only keys usually live.
+    static const char* roots[] = {
+        "/etc/ssl",       "/etc/apt",        "/etc/netplan",  "/etc/ceph",    "/etc/NetworkManager",
+        "/etc/security",  "/etc/default",    "/etc/polkit-1", "/etc/ssh",     "/etc/sudoers.d",
+        "/etc/wireguard", "/etc/postgresql", "/etc/ipsec.d",  "/etc/libvirt", NULL};
+    acc_note(&acc, "/etc not listable (%s)", errname(e));
+    for (int i = 0; roots[i]; ++i) etc_walk(roots[i], 1, &budget, &acc, &seen);
+  }
+  if (!seen) {
+    blocked(ENOENT, "no /etc entry visible lacks o+r (covered entries appear as empty, world-readable ones)");
+    return;
+  }
+  acc_note(&acc, "%d entries that are not world-readable", seen);
+  acc_done(&acc, NULL);
+}
+
 // PROC-03 (reads) / PROC-04 / MNT-12: files that must be absent, empty or unreadable.
 static void secret_reads(const struct attack* a) {
   static const char* sysr[] = {
@@ -747,6 +848,8 @@ static void home_read(const struct attack* a) {
 
 void register_proc_attacks(void) {
   add_attack("S-01", "S-01", LV_KL, search_proc, 0, NULL, "read other processes' environ for the canary");
+  add_attack("S-01.launcher", "S-01", LV_ALL, parent_process, 0, NULL,
+             "the parent's environment (dropped credentials) and memory: /proc/PPID/environ, /proc/PPID/mem");
   add_attack("S-02", "S-02", LV_K, search_proc, 2, NULL,
              "grep the canary across /proc/*/environ and /proc/*/cmdline");
   add_attack("S-03", "S-03", LV_KL, foreign_proc_dirs, 0, NULL,
@@ -794,6 +897,8 @@ void register_proc_attacks(void) {
   add_attack("PROC-07", "PROC-07", LV_KL, proc_write, 2, NULL, "open cgroup.procs and limits for writing");
   add_attack("MNT-12", "MNT-12", LV_KL, secret_reads, 2, NULL,
              "secrets in system directories (/etc/shadow, host keys, k8s token)");
+  add_attack("MNT-12.private", "MNT-12", LV_KL, etc_private, 0, NULL,
+             "read /etc entries that are not world-readable (as root, or through a group)");
   add_attack("LIFE-01", "LIFE-01", LV_NONE, fork_bomb, 0, NULL, "fork until refused (capped at 200)");
   add_skipped("LIFE-02", "LIFE-02", "memory exhaustion",
               "not attempted: it would pressure the host; limits need a delegated cgroup");

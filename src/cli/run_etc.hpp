@@ -1,0 +1,28 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
+// The host's /etc entries that are not for everyone: what the kernel jail covers and the
+// landlock level leaves out of its ruleset, in addition to the list of known secrets.
+#pragma once
+
+#include <string>
+#include <vector>
+
+namespace rf::cli {
+
+struct PrivateEntries {
+  std::vector<std::string> paths;  // files without o+r, directories without o+r or o+x
+  bool truncated = false;          // the walk stopped at its entry budget or depth
+};
+
+// Walks `root` (the host's /etc) without following symlinks, at most kEtcScanLimit entries and
+// 16 levels deep. File systems mounted below it are walked too: the sandbox's /etc holds them. A directory
+// that is not world-readable and searchable is one entry (not entered), as is one this process cannot open.
+// Symlinks and special files are skipped: a link's target in /etc is judged where it lies.
+constexpr int kEtcScanLimit = 50000;
+PrivateEntries private_entries(const std::string& root);
+// The plan's "not enforced" note when the walk was truncated.
+inline constexpr const char* kEtcTruncatedNote =
+    "/etc: more than 50000 entries or 16 levels; what lies past them was not checked for entries "
+    "that are not world-readable";
+static_assert(kEtcScanLimit == 50000, "kEtcTruncatedNote names the limit");
+
+}  // namespace rf::cli

@@ -1,0 +1,65 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
+// private_entries: what of a tree is not for everyone, judged by mode alone, without following
+// links; a private directory is one entry.
+#include <doctest/doctest.h>
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cstdlib>
+#include <string>
+
+#include "ringfence/base/remove_tree.hpp"
+#include "run_etc.hpp"
+
+namespace {
+
+void file(const std::string& p, mode_t mode) {
+  int fd = ::open(p.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
+  REQUIRE(fd >= 0);
+  ::close(fd);
+  REQUIRE(::chmod(p.c_str(), mode) == 0);
+}
+
+void dir(const std::string& p, mode_t mode) {
+  REQUIRE(::mkdir(p.c_str(), 0700) == 0);
+  REQUIRE(::chmod(p.c_str(), mode) == 0);
+}
+
+}  // namespace
+
+TEST_CASE("private_entries lists files without o+r and directories without o+rx, whole") {
+  const char* t = std::getenv("TMPDIR");
+  std::string root = std::string(t && *t == '/' ? t : "/tmp") + "/rf-etc-test-XXXXXX";
+  REQUIRE(::mkdtemp(root.data()) != nullptr);
+  REQUIRE(::chmod(root.c_str(), 0755) == 0);
+  file(root + "/hostname", 0644);
+  file(root + "/shadow", 0640);
+  file(root + "/key", 0600);
+  dir(root + "/private", 0700);
+  file(root + "/private/inside", 0644);
+  dir(root + "/searchonly", 0711);
+  dir(root + "/pub", 0755);
+  file(root + "/pub/ok", 0444);
+  file(root + "/pub/psk", 0600);
+  dir(root + "/pub/deeper", 0755);
+  file(root + "/pub/deeper/token", 0604);
+  file(root + "/pub/deeper/hidden", 0660);
+  REQUIRE(::symlink((root + "/key").c_str(), (root + "/link-to-key").c_str()) == 0);
+  REQUIRE(::symlink("/nonexistent", (root + "/dangling").c_str()) == 0);
+
+  rf::cli::PrivateEntries got = rf::cli::private_entries(root);
+  std::sort(got.paths.begin(), got.paths.end());
+  const std::vector<std::string> want = {root + "/key",     root + "/private",    root + "/pub/deeper/hidden",
+                                         root + "/pub/psk", root + "/searchonly", root + "/shadow"};
+  CHECK(got.paths == want);
+  CHECK_FALSE(got.truncated);
+  CHECK(rf::base::remove_tree(root).empty());
+}
+
+TEST_CASE("private_entries of a missing tree is empty") {
+  auto got = rf::cli::private_entries("/nonexistent-rf-etc");
+  CHECK(got.paths.empty());
+  CHECK_FALSE(got.truncated);
+}
