@@ -40,6 +40,13 @@ struct RunPlan {
   std::vector<std::string> home_dirs;
   std::vector<std::pair<std::string, std::string>> home_links;
   std::string tmp_host;
+  // Entries of the project's .git that are missing and covered read-only: made (empty) by
+  // prepare_home, just before the launch, so that the dry run changes nothing.
+  struct GitEntry {
+    std::string path;
+    bool dir = false;
+  };
+  std::vector<GitEntry> git_make;
   std::vector<std::string> dropped_env;   // names only
   std::vector<std::string> masked;        // paths hidden in the project and on system paths
   std::vector<std::string> notes;         // what is not enforced, and why
