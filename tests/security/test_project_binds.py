@@ -339,7 +339,8 @@ print("RF-RESULT " + json.dumps(res))
 
 GIT_WORK = r'''
 set -e
-g() { git -c user.name=rf -c user.email=rf@example.invalid -c init.defaultBranch=main "$@"; }
+g() { git -c user.name=rf -c user.email=rf@example.invalid "$@"; }
+first=$(git symbolic-ref --short HEAD)
 echo two >> a.txt
 g add a.txt
 g commit -qm one
@@ -354,9 +355,18 @@ g stash -q
 g stash pop -q
 g commit -qam three
 g rebase -q side
+g switch -q -c topic
+echo topic > t.txt
+g add t.txt
+g commit -qm topic
+g switch -q "$first"
+g merge -q --no-ff -m merge topic
+g cherry-pick -n topic >/dev/null 2>&1 || true
+g reset -q --hard HEAD
 g gc -q
+g repack -adq
 g tag v1
-g log --oneline | wc -l
+if g config rf.key value 2>/dev/null; then echo RF-CONFIG-WRITTEN; fi
 echo RF-GIT-OK
 '''
 
@@ -374,6 +384,7 @@ def git_work_still_possible(ctx):
     r = subprocess.run(full, cwd=w.proj, env=dict(BASE_ENV, HOME=w.home), capture_output=True,
                        timeout=120, stdin=subprocess.DEVNULL)
     out = r.stdout.decode(errors="replace")
+    check("RF-CONFIG-WRITTEN" not in out, "git config wrote .git/config inside")
     check(r.returncode == 0 and "RF-GIT-OK" in out,
           f"git work failed inside (exit {r.returncode}): {out[-800:]} "
           f"{r.stderr.decode(errors='replace')[-1500:]}")
@@ -413,6 +424,7 @@ def hooks_swapped_while_starting(ctx):
     t = threading.Thread(target=swapper, daemon=True)
     t.start()
     seen = {"ran": 0, "refused": 0}
+    stages = {}
     try:
         deadline = time.monotonic() + 40
         for _ in range(40):
@@ -420,12 +432,18 @@ def hooks_swapped_while_starting(ctx):
                 break
             r = w.run(script=script, args=[w.canary], timeout=30, own=False)
             out = r.stdout.decode(errors="replace")
+            err = r.stderr.decode(errors="replace")
             if "RF-RESULT HOST" in out:
                 fail(f"a sandbox saw the host's tree after {seen} runs")
             if "RF-RESULT ok" in out:
                 seen["ran"] += 1
             elif r.returncode == SETUP_FAILED:
                 seen["refused"] += 1
+                # where the link was caught: the plan, the launcher's look, the child's bind
+                stage = ("plan" if "links in the project are not followed" in err
+                         else "child" if "Can't bind mount" in err or "changed while" in err
+                         else "launcher" if "Can't bind" in err else "other: " + err[-200:])
+                stages[stage] = stages.get(stage, 0) + 1
             else:
                 fail(f"unexpected exit {r.returncode}: {r.stderr[-800:]!r}")
     finally:
@@ -433,7 +451,7 @@ def hooks_swapped_while_starting(ctx):
         t.join()
     check(swaps[0] > 0, "the swapper never swapped")
     check(seen["ran"] + seen["refused"] > 0, "no sandbox started")
-    print(f"  race: {seen['ran']} ran, {seen['refused']} refused, {swaps[0]} swaps")
+    print(f"  race: {seen['ran']} ran, {seen['refused']} refused {stages}, {swaps[0]} swaps")
 
 
 if __name__ == "__main__":
