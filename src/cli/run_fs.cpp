@@ -375,6 +375,7 @@ Status prepare_home(RunPlan& plan) {
     base_dir = "/tmp/ringfence-" + std::to_string(::getuid());
   }
   RF_TRY(make_git_entries(plan));
+  if (plan.settings.project_writable) scan_autorun(plan);
   RF_TRY(make_dir(base_dir, 0700));
   std::string tmpl = base_dir + "/home-XXXXXX";
   if (::mkdtemp(tmpl.data()) == nullptr) return base::errno_error("mkdtemp " + tmpl);

@@ -28,6 +28,9 @@ base::Status add_workspace(RunPlan& plan, const RunOptions& opts);
 base::Status protect_git(RunPlan& plan);
 // The missing entries protect_git covers, made empty (by prepare_home, not in a dry run).
 base::Status make_git_entries(RunPlan& plan);
+// run_autorun.cpp: the files of the project host tools run later, as they are before the start
+// (by prepare_home); autorun_warnings (native_run.hpp) compares after the run.
+void scan_autorun(RunPlan& plan);
 // realpath(3) of a host path, refusing (ELOOP) to follow a link that lies in `tree`.
 base::Result<std::string> host_path_nofollow_in(const std::string& path, const std::string& tree);
 

@@ -396,6 +396,48 @@ def git_work_still_possible(ctx):
         f"{p}: {a} -> {b}" for p, (a, b) in sorted(changed.items())))
 
 
+AUTORUN = r'''
+set -e
+echo '{"changed": 1}' > .vscode/settings.json
+echo 'echo new' > sub/.envrc
+git init -q nested
+mkdir -p .github/workflows
+echo '{}' > .vscode/tasks.json
+echo 'on: push' > .github/workflows/ci.yml
+echo ../elsewhere > .git/commondir
+echo plain > notes.txt
+'''
+
+
+@suite.case()
+def autorun_files_named_after_the_run(ctx):
+    """Files host tools run later, made or changed inside, are named when the run ends; one that
+    is there before and stays the same is not."""
+    w = World(ctx)
+    with open(os.path.join(w.proj, ".envrc"), "w") as f:
+        f.write("echo before\n")
+    os.mkdir(os.path.join(w.proj, "sub"))
+    os.mkdir(os.path.join(w.proj, ".vscode"))
+    with open(os.path.join(w.proj, ".vscode", "settings.json"), "w") as f:
+        f.write("{}\n")
+    with open(os.path.join(w.proj, ".pre-commit-config.yaml"), "w") as f:
+        f.write("repos: []\n")
+    w.own()
+    argv = [ctx.h.target, "run", "--no-profile", "--network", "off", "--project", w.proj,
+            "--", "/bin/sh", "-c", AUTORUN]
+    r = subprocess.run((SETPRIV if ctx.unpriv else []) + argv, cwd=w.proj,
+                       env=dict(BASE_ENV, HOME=w.home), capture_output=True, timeout=60,
+                       stdin=subprocess.DEVNULL)
+    err = r.stderr.decode(errors="replace")
+    check(r.returncode == 0, f"exit {r.returncode}: {err[-1500:]}")
+    for rel, how in ((".vscode/settings.json", "changed"), ("sub/.envrc", "made"), ("nested/.git", "made"),
+                     (".vscode/tasks.json", "made"), (".github/workflows/ci.yml", "made"),
+                     (".git/commondir", "made")):
+        check(f"{w.proj}/{rel} was {how} in the sandbox" in err, f"{rel} ({how}) not named: {err}")
+    for rel in (".envrc", ".pre-commit-config.yaml", "notes.txt"):
+        check(f"{w.proj}/{rel} was" not in err, f"{rel} named though it is not new: {err}")
+
+
 @suite.case()
 def hooks_swapped_while_starting(ctx):
     """A host loop turns .git/hooks into a link to / and back while sandboxes start: not one of

@@ -3,6 +3,7 @@
 // the throwaway HOME to prepare and clean up, and a plain account of what is enforced.
 #pragma once
 
+#include <cstdint>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -47,6 +48,16 @@ struct RunPlan {
     bool dir = false;
   };
   std::vector<GitEntry> git_make;
+  // Files of the project that host tools run later (presets/autorun.hpp), as found before the
+  // start: the run ends with a warning naming those made or changed inside.
+  struct Autorun {
+    std::string rel;
+    std::int64_t mtime_ns = 0;
+    std::int64_t size = 0;
+    bool dir = false;
+  };
+  std::vector<Autorun> autorun_before;
+  bool autorun_scanned = false;
   std::vector<std::string> dropped_env;   // names only
   std::vector<std::string> masked;        // paths hidden in the project and on system paths
   std::vector<std::string> notes;         // what is not enforced, and why
@@ -89,6 +100,10 @@ base::Result<RunPlan> plan_run(const RunOptions& opts, const HostFacts& host);
 base::Status prepare_home(RunPlan& plan);
 // After the run: copy changed agent files back, then remove the directory (unless kept).
 base::Status finish_home(const RunPlan& plan);
+// After the run: one line per file of the project that a host tool runs later (a git
+// repository below the top, .git/commondir, .envrc, editor tasks, CI...) made or changed
+// inside, at most 20 and then a count.
+std::vector<std::string> autorun_warnings(const RunPlan& plan);
 
 // The nameserver addresses of a resolv.conf (scope ids dropped), in order.
 std::vector<std::string> nameservers_in(std::string_view resolv_conf);
