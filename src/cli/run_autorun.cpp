@@ -63,7 +63,8 @@ bool scan(const std::string& project, Entries& out) {
   if (!top.valid()) return false;
   struct stat st {};
   if (::fstatat(top.get(), ".git", &st, AT_SYMLINK_NOFOLLOW) == 0) out.push_back(entry(".git", st));
-  for (const char* rel : {".git/commondir", ".git/config.worktree", ".git/config", ".git/info/attributes"})
+  for (const char* rel : {".git/commondir", ".git/config.worktree", ".git/config", ".git/info/attributes",
+                          ".git/rebase-merge", ".git/sequencer"})
     if (::fstatat(top.get(), rel, &st, AT_SYMLINK_NOFOLLOW) == 0) out.push_back(entry(rel, st));
   base::UniqueFd hooks(::openat(top.get(), ".git/hooks", O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC));
   if (DIR* d = hooks.valid() ? ::fdopendir(hooks.release()) : nullptr) {

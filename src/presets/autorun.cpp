@@ -21,6 +21,8 @@ constexpr Rule kRules[] = {
     {"/.git/info/attributes", "git attributes: they choose the filters and diff drivers git runs"},
     {"/.git/modules", "a submodule's repository: its config and hooks"},
     {"/.git/worktrees", "a linked worktree's repository files"},
+    {"/.git/rebase-merge", "a rebase in progress: git rebase --continue runs its exec lines"},
+    {"/.git/sequencer", "a cherry-pick or revert in progress: continuing it runs its exec lines"},
     {"/.git/config.worktree",
      "git configuration: it can run code through core.fsmonitor, core.hooksPath and others"},
     {".envrc", "direnv runs it when a shell enters the directory"},
