@@ -41,11 +41,17 @@ void walk(int dir_fd, const std::string& rel, int depth, int& budget, Entries& o
     if (name == "." || name == "..") continue;
     if (--budget < 0) break;
     struct stat st {};
-    if (::fstatat(dir_fd, e->d_name, &st, AT_SYMLINK_NOFOLLOW) != 0) continue;
+    bool is_dir = e->d_type == DT_DIR;
+    if (e->d_type == DT_UNKNOWN) {
+      if (::fstatat(dir_fd, e->d_name, &st, AT_SYMLINK_NOFOLLOW) != 0) continue;
+      is_dir = S_ISDIR(st.st_mode);
+    }
     std::string r = rel.empty() ? name : rel + "/" + name;
-    if (!presets::autorun_reason(r, S_ISDIR(st.st_mode)).empty()) out.push_back(entry(r, st));
+    if (!presets::autorun_reason(r, is_dir).empty() &&
+        ::fstatat(dir_fd, e->d_name, &st, AT_SYMLINK_NOFOLLOW) == 0)
+      out.push_back(entry(r, st));
     // A git directory is not walked (git's own files), except the top one's pointers below.
-    if (S_ISDIR(st.st_mode) && name != ".git" && depth < 64) dirs.push_back(name);
+    if (is_dir && name != ".git" && depth < 64) dirs.push_back(name);
   }
   ::closedir(d);
   for (const auto& name : dirs) {

@@ -96,7 +96,7 @@ Result<std::optional<struct stat>> look_beneath(const spec::FsOp& op) {
     return base::Error(EINVAL, "Can't find source path " + op.source + ": not below " + top);
   base::UniqueFd dir(::open(top.c_str(), O_PATH | O_DIRECTORY | O_CLOEXEC));
   if (!dir.valid()) return base::errno_error("Can't find source path " + op.source + ": " + top);
-  std::string rel = op.source == top ? "" : op.source.substr(top.size() + 1);
+  std::string rel = op.source == top ? "" : op.source.substr(top == "/" ? 1 : top.size() + 1);
   auto fd = open_beneath(dir.get(), rel, O_PATH | O_NOFOLLOW);
   if (!fd && fd.error().code() == ENOENT) return std::optional<struct stat>();
   if (!fd && fd.error().code() == ELOOP)

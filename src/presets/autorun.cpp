@@ -13,7 +13,8 @@ struct Rule {
   const char* reason;
 };
 
-// Whole-path rules, anchored at the project (a leading '/').
+// Whole-path rules, anchored at the project (a leading '/'); autorun_reason's first look must let
+// every name these can match through.
 constexpr Rule kRules[] = {
     {"/.git/commondir", "points git at another directory and its config"},
     {"/.git/config", "git configuration: it can run code through core.fsmonitor, core.hooksPath and others"},
@@ -37,6 +38,14 @@ constexpr Rule kRules[] = {
 }  // namespace
 
 std::string autorun_reason(std::string_view relpath, bool is_dir) {
+  // Most names of a tree are none of these: a look at the last name and the first directory
+  // before any pattern (the walk after a run asks for every entry).
+  std::string_view last = relpath.substr(relpath.rfind('/') + 1);
+  bool maybe = relpath.starts_with(".git/") || relpath.starts_with(".github/") || last == ".git" ||
+               last == ".envrc" || last == "tasks.json" || last == "settings.json" || last == "launch.json" ||
+               last == ".pre-commit-config.yaml" || last == ".gitlab-ci.yml" ||
+               relpath.find("/.git/") != std::string_view::npos;
+  if (!maybe) return {};
   auto comps = base::components(relpath);
   if (comps.empty()) return {};
   // A git directory or gitfile below the top: git run there (or a tool that asks it) takes
