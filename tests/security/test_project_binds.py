@@ -268,6 +268,70 @@ def git_dir_link_to_root(ctx):
 
 
 @suite.case()
+def bind_source_through_a_link(ctx):
+    """--bind of a project path the sandbox turned into a link (to /, to the fake HOME): refused
+    at the kernel and landlock levels, never the link's target."""
+    w = World(ctx)
+    script = ("import os,sys; print('RF-RESULT ' + repr([os.path.exists(p) for p in sys.argv[1:]]))")
+    for target in ("/", w.home):
+        link = os.path.join(w.proj, "data")
+        if os.path.lexists(link):
+            os.unlink(link)
+        os.symlink(target, link)
+        for level in ([], ["--level", "landlock"]):
+            r = w.run(level + ["--bind", f"{link}:/data"], script=script,
+                      args=["/data" + w.canary, "/data/secret", w.canary, w.home_secret])
+            err = r.stderr.decode(errors="replace")
+            check(r.returncode == SETUP_FAILED and f"{link} is a symbolic link" in err,
+                  f"--bind {link} (-> {target}) {level}: exit {r.returncode}, "
+                  f"out {r.stdout[-300:]!r} err {err[-600:]}")
+
+
+@suite.case()
+def bind_dest_through_a_link(ctx):
+    """--ro-bind to a destination in the project reached through a link the sandbox made:
+    refused, nothing mounted where the link points."""
+    w = World(ctx)
+    os.symlink("/etc", os.path.join(w.proj, "etc-link"))
+    r = w.run(["--ro-bind", f"{w.outside}:{w.proj}/etc-link/rf-x"], script="print('RF-RESULT ran')",
+              args=[])
+    err = r.stderr.decode(errors="replace")
+    check(r.returncode == SETUP_FAILED and "symbolic link" in err,
+          f"exit {r.returncode}, out {r.stdout[-300:]!r} err {err[-600:]}")
+    check(not os.path.exists("/etc/rf-x"), "a mount point was made in the host's /etc")
+
+
+@suite.case()
+def gitfile_stays(ctx):
+    """A .git file (a linked worktree's "gitdir: ..."): read-only and not replaceable, so it
+    cannot be pointed at a repository the sandbox made."""
+    w = World(ctx)
+    shutil.move(os.path.join(w.proj, ".git"), os.path.join(w.outside, "repo.git"))
+    with open(os.path.join(w.proj, ".git"), "w") as f:
+        f.write(f"gitdir: {w.outside}/repo.git\n")
+    script = r'''
+import json, os
+res = {}
+for name, fn in (("write", lambda: open(".git", "w").write("gitdir: evil\n")),
+                 ("rename", lambda: os.rename(".git", "gitfile-away")),
+                 ("unlink", lambda: os.unlink(".git"))):
+    try:
+        fn()
+        res[name] = "done"
+    except OSError as e:
+        res[name] = "refused: " + os.strerror(e.errno)
+print("RF-RESULT " + json.dumps(res))
+'''
+    r = w.run(script=script, args=[])
+    res = results(r)
+    check(res is not None, f"no result (exit {r.returncode}): {r.stderr[-1000:]!r}")
+    bad = {k: v for k, v in res.items() if not v.startswith("refused")}
+    check(not bad, f"the .git file was changed inside: {bad}")
+    with open(os.path.join(w.proj, ".git")) as f:
+        check(f.read() == f"gitdir: {w.outside}/repo.git\n", "the .git file changed on the host")
+
+
+@suite.case()
 def hooks_missing(ctx):
     w = World(ctx)
     shutil.rmtree(w.git("hooks"))
