@@ -533,7 +533,7 @@ def hooks_swapped_while_starting(ctx):
     stages = {}
     try:
         deadline = time.monotonic() + 40
-        for _ in range(40):
+        for _ in range(150):
             if time.monotonic() > deadline:
                 break
             r = w.run(script=script, args=[w.canary], timeout=30, own=False)
@@ -548,7 +548,8 @@ def hooks_swapped_while_starting(ctx):
                 # where the link was caught: the plan, the launcher's look, the child's bind
                 stage = ("plan" if "links in the project are not followed" in err
                          else "child" if "Can't bind mount" in err or "changed while" in err
-                         else "launcher" if "Can't bind" in err else "other: " + err[-200:])
+                         else "launcher" if "Can't bind" in err or "Can't find source" in err
+                         else "other: " + err[-200:])
                 stages[stage] = stages.get(stage, 0) + 1
             else:
                 fail(f"unexpected exit {r.returncode}: {r.stderr[-800:]!r}")

@@ -488,7 +488,8 @@ void register_fs_attacks(void) {
   add_attack("MNT-05", "MNT-05", LV_KL, symlink_out, 0, NULL,
              "symlinks in the project to the real home and /etc/shadow");
   add_skipped("MNT-06", "MNT-06", "mount targets swapped for symlinks during setup",
-              "decided outside: needs a racer while the engine starts (tests/engine)");
+              "decided outside: needs a racer while the engine starts (security-project-binds "
+              "swaps .git/hooks for a link while sandboxes start)");
   add_attack("MNT-08", "MNT-08", LV_KL, hardlink_out, 0, NULL, "hard links from outside into the project");
   add_attack("MNT-09", "MNT-09", LV_KL, devices, 0, NULL,
              "device nodes (kmsg, mem, kvm, tun, vsock, disks) and mknod");
