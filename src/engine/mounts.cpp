@@ -280,6 +280,7 @@ Status bind_checked(const std::string& from, const struct stat& want, int target
     return fail(what);
   auto mounted =
       op.dest_beneath.empty() ? open_in_root(rfd, op.dest, O_PATH) : open_dest_exact(rfd, op, what);
+  if (!mounted && !op.dest_beneath.empty()) return std::move(mounted.error());  // names `what` already
   if (!mounted) return Error(mounted.error().code(), what + ": " + mounted.error().message());
   struct stat st {};
   if (::fstat(mounted->get(), &st) != 0) return fail(what);
