@@ -38,22 +38,24 @@ FsOp op(OpKind kind, std::string source, std::string dest) {
 
 // An empty read-only file over `dest`: the engine copies the (empty) memfd in. `beneath`: the
 // writable tree dest lies in (the engine then follows no link below it).
-Status mask_file(RunPlan& plan, const std::string& dest, const std::string& beneath) {
+Status mask_file(RunPlan& plan, const std::string& dest, const std::string& beneath, const struct stat* st) {
   int fd = ::memfd_create("rf-mask", MFD_CLOEXEC);
   if (fd < 0) return base::errno_error("memfd_create");
   FsOp o = op(OpKind::RoBindData, "", dest);
   o.fd = fd;
   o.perms = 0444;
   o.dest_beneath = beneath;
+  if (st && !beneath.empty()) o.dest_identity = std::make_pair(st->st_dev, st->st_ino);
   plan.spec.fs_ops.push_back(o);
   return {};
 }
 
 // An empty read-only tmpfs over a directory.
-void mask_dir(RunPlan& plan, const std::string& dest, const std::string& beneath) {
+void mask_dir(RunPlan& plan, const std::string& dest, const std::string& beneath, const struct stat* st) {
   FsOp t = op(OpKind::Tmpfs, "", dest);
   t.perms = 0755;
   t.dest_beneath = beneath;
+  if (st && !beneath.empty()) t.dest_identity = std::make_pair(st->st_dev, st->st_ino);
   plan.spec.fs_ops.push_back(t);
   FsOp ro = op(OpKind::RemountRo, "", dest);
   ro.dest_beneath = beneath;
@@ -64,10 +66,10 @@ Status mask_stat(RunPlan& plan, const std::string& path, const struct stat& st, 
   if (S_ISLNK(st.st_mode)) return {};
   plan.masked.push_back(path);
   if (S_ISDIR(st.st_mode)) {
-    mask_dir(plan, path, beneath);
+    mask_dir(plan, path, beneath, &st);
     return {};
   }
-  return mask_file(plan, path, beneath);
+  return mask_file(plan, path, beneath, &st);
 }
 
 Status mask_host_path(RunPlan& plan, const std::string& path) {

@@ -8,6 +8,7 @@
 #include <cstdint>
 #include <optional>
 #include <string>
+#include <utility>
 #include <vector>
 
 namespace rf::spec {
@@ -51,6 +52,9 @@ struct FsOp {
   // of the other kind (file, directory) is refused.
   std::string source_beneath;
   std::string dest_beneath;
+  // With dest_beneath: the device and inode the front end found at dest (a cover of what a scan
+  // found); a different object there (moved or swapped since) fails the setup.
+  std::optional<std::pair<dev_t, ino_t>> dest_identity;
   // Bind/RoBind: `source` is a path in the sandbox, bound with everything the earlier ops
   // mounted below it (a second place showing the same view, e.g. /workspace).
   bool source_in_sandbox = false;
