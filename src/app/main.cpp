@@ -129,6 +129,7 @@ int run_native_run(const rf::cli::RunOptions& opts) {
   auto r = rf::engine::run_sandbox(plan->spec);
   if (auto h = rf::cli::finish_home(*plan, not_removed); !h) log::warning(h.error().describe());
   report_not_removed(not_removed);
+  for (const auto& w : rf::cli::autorun_warnings(*plan)) log::warning(w);
   if (plan->settings.keep_home) log::info("home kept at " + plan->home_host);
   if (!r) {
     log::error(r.error().describe());

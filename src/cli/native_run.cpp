@@ -208,6 +208,7 @@ Status build_kernel_jail(RunPlan& plan, const RunOptions& opts, const presets::A
   RF_TRY(add_project(plan, opts));
   RF_TRY(add_extra_binds(plan, opts));
   RF_TRY(add_project_masks(plan, opts));
+  RF_TRY(add_workspace(plan, opts));
   if (plan.settings.network) add_connect_policy(plan, opts);
   return {};
 }

@@ -39,34 +39,46 @@ FsOp op(OpKind kind, std::string source, std::string dest) {
   return o;
 }
 
-// An empty read-only file over `dest`: the engine copies the (empty) memfd in.
-Status mask_file(RunPlan& plan, const std::string& dest) {
+// An empty read-only file over `dest`: the engine copies the (empty) memfd in. `beneath`: the
+// writable tree dest lies in (the engine then follows no link below it).
+Status mask_file(RunPlan& plan, const std::string& dest, const std::string& beneath, const struct stat* st) {
   int fd = ::memfd_create("rf-mask", MFD_CLOEXEC);
   if (fd < 0) return base::errno_error("memfd_create");
   FsOp o = op(OpKind::RoBindData, "", dest);
   o.fd = fd;
   o.perms = 0444;
+  o.dest_beneath = beneath;
+  if (st && !beneath.empty()) o.dest_identity = std::make_pair(st->st_dev, st->st_ino);
   plan.spec.fs_ops.push_back(o);
   return {};
 }
 
 // An empty read-only tmpfs over a directory.
-void mask_dir(RunPlan& plan, const std::string& dest) {
+void mask_dir(RunPlan& plan, const std::string& dest, const std::string& beneath, const struct stat* st) {
   FsOp t = op(OpKind::Tmpfs, "", dest);
   t.perms = 0755;
+  t.dest_beneath = beneath;
+  if (st && !beneath.empty()) t.dest_identity = std::make_pair(st->st_dev, st->st_ino);
   plan.spec.fs_ops.push_back(t);
-  plan.spec.fs_ops.push_back(op(OpKind::RemountRo, "", dest));
+  FsOp ro = op(OpKind::RemountRo, "", dest);
+  ro.dest_beneath = beneath;
+  plan.spec.fs_ops.push_back(ro);
+}
+
+Status mask_stat(RunPlan& plan, const std::string& path, const struct stat& st, const std::string& beneath) {
+  if (S_ISLNK(st.st_mode)) return {};
+  plan.masked.push_back(path);
+  if (S_ISDIR(st.st_mode)) {
+    mask_dir(plan, path, beneath, &st);
+    return {};
+  }
+  return mask_file(plan, path, beneath, &st);
 }
 
 Status mask_host_path(RunPlan& plan, const std::string& path) {
   struct stat st {};
-  if (::lstat(path.c_str(), &st) != 0 || S_ISLNK(st.st_mode)) return {};
-  plan.masked.push_back(path);
-  if (S_ISDIR(st.st_mode)) {
-    mask_dir(plan, path);
-    return {};
-  }
-  return mask_file(plan, path);
+  if (::lstat(path.c_str(), &st) != 0) return {};
+  return mask_stat(plan, path, st, "");
 }
 
 Status cover_private_etc(RunPlan& plan) {
@@ -82,16 +94,22 @@ Status cover_private_etc(RunPlan& plan) {
 
 // Walk the project for names a mask covers. The walk is bounded (a huge tree would slow every
 // start), and a project past the bound is refused, never partly masked: `budget` is what is
-// left of it, and goes below zero when an entry past it was seen.
-Status scan_masks(RunPlan& plan, const std::vector<std::string>& patterns, const std::string& dir,
-                  const std::string& rel, long& budget) {
-  base::UniqueFd fd(::open(dir.c_str(), O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC));
+// left of it, and goes below zero when an entry past it was seen. Each directory is opened from
+// its parent's fd without following a link, so a directory swapped for a link while the scan
+// runs leads nowhere.
+Status scan_masks(RunPlan& plan, const std::vector<std::string>& patterns, int parent_fd, const char* name_in,
+                  const std::string& dir, const std::string& rel, long& budget) {
+  base::UniqueFd fd(::openat(parent_fd, name_in, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC));
   if (!fd.valid()) {
     // A directory the caller cannot list may still hold a secret the sandbox reaches after a
     // chmod of its own: covered whole. Gone or replaced since it was listed: nothing to mask.
-    if (errno == EACCES && !rel.empty()) return mask_host_path(plan, dir);
+    struct stat st {};
+    if (errno == EACCES && !rel.empty() && ::fstatat(parent_fd, name_in, &st, AT_SYMLINK_NOFOLLOW) == 0)
+      return mask_stat(plan, dir, st, plan.project);
     return {};
   }
+  base::UniqueFd keep(::fcntl(fd.get(), F_DUPFD_CLOEXEC, 0));
+  if (!keep.valid()) return base::errno_error("scan " + dir);
   DIR* d = ::fdopendir(fd.release());
   if (!d) return {};
   std::vector<std::pair<std::string, bool>> entries;
@@ -113,9 +131,11 @@ Status scan_masks(RunPlan& plan, const std::vector<std::string>& patterns, const
     bool hit = false;
     for (const auto& p : patterns) hit = hit || presets::mask_applies(p, r, is_dir);
     if (hit) {
-      RF_TRY(mask_host_path(plan, dir + "/" + name));
+      struct stat st {};
+      if (::fstatat(keep.get(), name.c_str(), &st, AT_SYMLINK_NOFOLLOW) == 0)
+        RF_TRY(mask_stat(plan, dir + "/" + name, st, plan.project));
     } else if (is_dir) {
-      RF_TRY(scan_masks(plan, patterns, dir + "/" + name, r, budget));
+      RF_TRY(scan_masks(plan, patterns, keep.get(), name.c_str(), dir + "/" + name, r, budget));
     }
   }
   return {};
@@ -281,31 +301,41 @@ Status add_soft_home(RunPlan& plan, const presets::AgentProfile& agent) {
   return {};
 }
 
-Status add_project(RunPlan& plan, const RunOptions& opts) {
+Status add_project(RunPlan& plan, const RunOptions& /*opts*/) {
   auto& ops = plan.spec.fs_ops;
   const bool rw = plan.settings.project_writable;
   ops.push_back(op(rw ? OpKind::Bind : OpKind::RoBind, plan.project, plan.project));
-  if (opts.workspace) ops.push_back(op(rw ? OpKind::Bind : OpKind::RoBind, plan.project, "/workspace"));
-  // Git hooks and config run later on the host, outside any sandbox: never writable here.
-  if (rw)
-    for (const char* p : {"/.git/hooks", "/.git/config"}) {
-      FsOp o = op(OpKind::RoBind, plan.project + p, plan.project + p);
-      o.allow_missing = true;
-      ops.push_back(o);
-    }
+  // Git's hooks, config and the rest that runs later on the host: never writable here.
+  if (rw) RF_TRY(protect_git(plan));
+  return {};
+}
+
+Status add_workspace(RunPlan& plan, const RunOptions& opts) {
+  if (!opts.workspace) return {};
+  // The project's view as the earlier ops built it (git protection, masks, binds into it),
+  // bound with all its mounts: /workspace is the same protected view.
+  FsOp o = op(plan.settings.project_writable ? OpKind::Bind : OpKind::RoBind, plan.project, "/workspace");
+  o.source_in_sandbox = true;
+  plan.spec.fs_ops.push_back(o);
   return {};
 }
 
 Status add_extra_binds(RunPlan& plan, const RunOptions& opts) {
-  auto add = [&plan](const std::string& item, OpKind kind) -> Status {
+  auto add = [&plan, &opts](const std::string& item, OpKind kind) -> Status {
     auto colon = item.find(':');
     std::string src = item.substr(0, colon);
     std::string dst = colon == std::string::npos ? src : item.substr(colon + 1);
     if (src.empty() || dst.empty() || dst[0] != '/')
       return Error(EINVAL, "--bind/--ro-bind " + item + ": expected SRC[:DST] with an absolute DST");
-    char buf[PATH_MAX];
-    if (::realpath(src.c_str(), buf) == nullptr) return base::errno_error("bind source " + src);
-    plan.spec.fs_ops.push_back(op(kind, buf, colon == std::string::npos ? std::string(buf) : dst));
+    // No link in the project is followed: the sandbox could have made it point anywhere.
+    auto real = host_path_nofollow_in(src, plan.project);
+    if (!real) return Error(real.error().code(), "bind source " + real.error().message());
+    FsOp o = op(kind, *real, colon == std::string::npos ? *real : base::normalize(dst));
+    if (opts.workspace && base::is_under(o.dest, "/workspace"))  // the project's view, shown there too
+      o.dest = base::join(plan.project, o.dest.substr(std::string("/workspace").size()));
+    if (base::is_under(o.source, plan.project)) o.source_beneath = plan.project;
+    if (base::is_under(o.dest, plan.project)) o.dest_beneath = plan.project;
+    plan.spec.fs_ops.push_back(o);
     return {};
   };
   for (const auto& b : opts.binds) RF_TRY(add(b, OpKind::Bind));
@@ -323,7 +353,7 @@ Status add_project_masks(RunPlan& plan, const RunOptions& opts) {
   }
   const long limit = opts.mask_scan_limit.value_or(kDefaultMaskScanLimit);
   long budget = limit == 0 ? std::numeric_limits<long>::max() : limit;
-  RF_TRY(scan_masks(plan, patterns, plan.project, "", budget));
+  RF_TRY(scan_masks(plan, patterns, AT_FDCWD, plan.project.c_str(), plan.project, "", budget));
   if (budget < 0)
     return Error(0, "masks: " + plan.project + " holds more than " + std::to_string(limit) +
                         " entries, so the secrets in it cannot all be found before the start; raise the "
@@ -350,6 +380,8 @@ Status prepare_home(RunPlan& plan) {
   } else {
     base_dir = "/tmp/ringfence-" + std::to_string(::getuid());
   }
+  RF_TRY(make_git_entries(plan));
+  if (plan.settings.project_writable) scan_autorun(plan);
   RF_TRY(make_dir(base_dir, 0700));
   std::string tmpl = base_dir + "/home-XXXXXX";
   if (::mkdtemp(tmpl.data()) == nullptr) return base::errno_error("mkdtemp " + tmpl);

@@ -13,11 +13,25 @@ base::Status add_system_dirs(RunPlan& plan);
 base::Status add_home(RunPlan& plan, const presets::AgentProfile& agent);
 // Soft jail: the agent's files for the throwaway HOME (directories linked, files copied).
 base::Status add_soft_home(RunPlan& plan, const presets::AgentProfile& agent);
-// The project at its own path (and /workspace), its .git/hooks and .git/config read-only.
+// The project at its own path, its git directory protected (protect_git).
 base::Status add_project(RunPlan& plan, const RunOptions& opts);
-// --bind / --ro-bind SRC[:DST].
+// --bind / --ro-bind SRC[:DST]; no link in the project is followed at either end.
 base::Status add_extra_binds(RunPlan& plan, const RunOptions& opts);
 // The default masks and --mask: every matching name in the project, hidden.
 base::Status add_project_masks(RunPlan& plan, const RunOptions& opts);
+// --workspace: the project's view as built so far (masks, git protection) also at /workspace.
+base::Status add_workspace(RunPlan& plan, const RunOptions& opts);
+
+// run_git.cpp: .git a mount point (no rename, removal or replacement inside), its hooks, info,
+// modules, worktrees, config, commondir (and config.worktree where used) read-only, missing
+// directories made empty first; a link at any of them refuses the run.
+base::Status protect_git(RunPlan& plan);
+// The missing entries protect_git covers, made empty (by prepare_home, not in a dry run).
+base::Status make_git_entries(RunPlan& plan);
+// run_autorun.cpp: the files of the project host tools run later, as they are before the start
+// (by prepare_home); autorun_warnings (native_run.hpp) compares after the run.
+void scan_autorun(RunPlan& plan);
+// realpath(3) of a host path, refusing (ELOOP) to follow a link that lies in `tree`.
+base::Result<std::string> host_path_nofollow_in(const std::string& path, const std::string& tree);
 
 }  // namespace rf::cli

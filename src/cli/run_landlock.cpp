@@ -20,6 +20,7 @@
 #include "ringfence/base/paths.hpp"
 #include "ringfence/base/unique_fd.hpp"
 #include "run_etc.hpp"
+#include "run_fs.hpp"
 
 namespace rf::cli {
 namespace {
@@ -246,8 +247,10 @@ Status add_landlock_jail(RunPlan& plan, const RunOptions& opts, const presets::A
   auto bind = [&plan](const std::string& item, unsigned rights) -> Status {
     auto colon = item.find(':');
     std::string src = item.substr(0, colon);
-    std::string t = real_path(src);
-    if (t.empty()) return base::errno_error("bind source " + src);
+    // A link in the project is not followed: the sandbox could have made it point anywhere.
+    auto real = host_path_nofollow_in(src, plan.project);
+    if (!real) return base::Error(real.error().code(), "bind source " + real.error().message());
+    const std::string& t = *real;
     if (colon != std::string::npos && base::normalize(item.substr(colon + 1)) != t) {
       plan.notes.push_back("--bind/--ro-bind " + item +
                            ": a different destination needs a mount namespace; " + t +

@@ -22,6 +22,7 @@
 #include <cstdlib>
 #include <cstring>
 #include <memory>
+#include <optional>
 
 #include "cgroup.hpp"
 #include "child.hpp"
@@ -29,7 +30,9 @@
 #include "mask_watch.hpp"
 #include "monitor.hpp"
 #include "overlay.hpp"
+#include "resolve.hpp"
 #include "ringfence/base/log.hpp"
+#include "ringfence/base/paths.hpp"
 #include "ringfence/base/sys.hpp"
 #include "ringfence/engine/launch.hpp"
 #include "ringfence/spec/validate.hpp"
@@ -88,6 +91,31 @@ std::string env_value(const std::vector<std::string>& env, const std::string& na
   return {};
 }
 
+// A source in a tree the sandbox can write, looked at without following a link: its stat, or
+// nothing when it is missing.
+Result<std::optional<struct stat>> look_beneath(const spec::FsOp& op) {
+  const std::string& top = op.source_beneath;
+  if (!base::is_under(op.source, top))
+    return base::Error(EINVAL, "Can't find source path " + op.source + ": not below " + top);
+  base::UniqueFd dir(::open(top.c_str(), O_PATH | O_DIRECTORY | O_CLOEXEC));
+  if (!dir.valid()) return base::errno_error("Can't find source path " + op.source + ": " + top);
+  std::string rel = op.source == top ? "" : op.source.substr(top == "/" ? 1 : top.size() + 1);
+  auto fd = open_beneath(dir.get(), rel, O_PATH | O_NOFOLLOW);
+  if (!fd && fd.error().code() == ENOENT) return std::optional<struct stat>();
+  if (!fd && fd.error().code() == ELOOP)
+    return base::Error(ELOOP, "Can't bind " + op.source + ": a path below " + top +
+                                  " leads through a symbolic link (links in a tree the sandbox can "
+                                  "write are not followed)");
+  if (!fd) return base::Error(fd.error().code(), "Can't find source path " + op.source);
+  struct stat st {};
+  if (::fstat(fd->get(), &st) != 0) return base::errno_error("Can't find source path " + op.source);
+  if (S_ISLNK(st.st_mode))
+    return base::Error(ELOOP, "Can't bind " + op.source +
+                                  ": it is a symbolic link (links in a tree the sandbox can write "
+                                  "are not followed)");
+  return std::optional<struct stat>(st);
+}
+
 // Bind sources are resolved as the caller, on the host's view, before clone (bwrap does the
 // same before its pivot, so FUSE mounts of the caller work).
 Status resolve_sources(const spec::Spec& spec, std::vector<ResolvedOp>& out) {
@@ -96,7 +124,23 @@ Status resolve_sources(const spec::Spec& spec, std::vector<ResolvedOp>& out) {
     r.op = op;
     bool is_bind =
         op.kind == spec::OpKind::Bind || op.kind == spec::OpKind::RoBind || op.kind == spec::OpKind::DevBind;
-    if (is_bind && op.fd >= 0) {
+    if (is_bind && op.source_in_sandbox) {
+      // Bound from the new root by the child, which sees what it is.
+    } else if (is_bind && !op.source_beneath.empty()) {
+      auto found = look_beneath(op);
+      if (!found) return std::move(found.error());
+      if (!*found && op.allow_missing) {
+        r.skip = true;
+        out.push_back(std::move(r));
+        continue;
+      }
+      if (!*found) return base::Error(ENOENT, "Can't find source path " + op.source);
+      const struct stat& st = **found;
+      r.host_source = op.source;
+      r.source_is_dir = S_ISDIR(st.st_mode);
+      r.source_dev = st.st_dev;
+      r.source_ino = st.st_ino;
+    } else if (is_bind && op.fd >= 0) {
       // --bind-fd: the fd is the source; its path is only for messages.
       char buf[PATH_MAX];
       struct stat st {};

@@ -49,7 +49,9 @@ int cover_in_sandbox(const spec::LateMasks& masks, const std::string& rel, bool 
     if (!dir.valid()) continue;
     open_how how{};
     how.flags = O_PATH | O_CLOEXEC | O_NOFOLLOW;
-    how.resolve = RESOLVE_BENEATH | RESOLVE_NO_SYMLINKS | RESOLVE_NO_MAGICLINKS | RESOLVE_NO_XDEV;
+    // Mount points are crossed: the only mounts below the project are ringfence's own (.git's
+    // protection, --bind destinations, covers), and a name made in one is hidden like any other.
+    how.resolve = RESOLVE_BENEATH | RESOLVE_NO_SYMLINKS | RESOLVE_NO_MAGICLINKS;
     base::UniqueFd target(static_cast<int>(::syscall(SYS_openat2, dir.get(), rel.c_str(), &how, sizeof how)));
     if (!target.valid()) {
       if (errno != ENOENT && first_error == 0) first_error = errno;  // gone again: nothing to hide

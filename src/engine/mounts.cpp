@@ -239,8 +239,161 @@ Status op_remount_ro(int root_fd, const FsOp& op) {
   return {};
 }
 
+// ---- paths in a tree the sandbox can write: never a link followed, never a name created ----
+
+const char* kNoLinks = " (links in a tree the sandbox can write are not followed)";
+
+std::string below(const std::string& path, const std::string& top) {
+  std::string p = base::normalize("/" + path), t = base::normalize("/" + top);
+  if (p == t) return "";
+  return p.substr(t == "/" ? 1 : t.size() + 1);
+}
+
+// The object at `path` below `top` (an O_PATH fd of top's directory), which must exist and not
+// be a link.
+Result<UniqueFd> open_exact(int top_fd, const std::string& path, const std::string& top,
+                            const std::string& what) {
+  if (!base::is_under(base::normalize("/" + path), base::normalize("/" + top)))
+    return Error(EINVAL, what + ": not below " + top);
+  auto fd = open_beneath(top_fd, below(path, top), O_PATH | O_NOFOLLOW);
+  if (!fd && fd.error().code() == ELOOP)
+    return Error(ELOOP, what + ": a directory on the way below " + top + " is a symbolic link" + kNoLinks);
+  if (!fd) return Error(fd.error().code(), what);
+  struct stat st {};
+  if (::fstat(fd->get(), &st) != 0) return fail(what);
+  if (S_ISLNK(st.st_mode)) return Error(ELOOP, what + ": it is a symbolic link" + kNoLinks);
+  return fd;
+}
+
+Result<UniqueFd> open_dest_exact(int rfd, const FsOp& op, const std::string& what) {
+  auto top = open_in_root(rfd, op.dest_beneath, O_PATH | O_DIRECTORY);
+  if (!top) return Error(top.error().code(), what + ": " + op.dest_beneath);
+  return open_exact(top->get(), op.dest, op.dest_beneath, what);
+}
+
+// Bind `from` (an fd path, or the host under /oldroot) onto target; then the object now at
+// the destination must be `want` (a swap on the way would show here), and gets attrs.
+Status bind_checked(const std::string& from, const struct stat& want, int target_fd, int rfd, const FsOp& op,
+                    unsigned long attrs, bool recursive, const std::string& what) {
+  if (::mount(from.c_str(), fd_path(target_fd).c_str(), nullptr, MS_BIND | (recursive ? MS_REC : 0),
+              nullptr) != 0)
+    return fail(what);
+  auto mounted =
+      op.dest_beneath.empty() ? open_in_root(rfd, op.dest, O_PATH) : open_dest_exact(rfd, op, what);
+  if (!mounted && !op.dest_beneath.empty()) return std::move(mounted.error());  // names `what` already
+  if (!mounted) return Error(mounted.error().code(), what + ": " + mounted.error().message());
+  struct stat st {};
+  if (::fstat(mounted->get(), &st) != 0) return fail(what);
+  if (st.st_dev != want.st_dev || st.st_ino != want.st_ino)
+    return Error(0, what + ": the path changed while the sandbox was set up");
+  Status s = add_mount_attrs(mounted->get(), attrs, recursive);
+  if (!s) return Error(s.error().code(), what + ": " + s.error().message());
+  return {};
+}
+
+// A bind whose source or destination lies in a tree the sandbox can write, or whose source
+// is in the sandbox itself: both ends opened without following links, the source bound by its
+// fd (so exactly the object looked at), its identity checked against the launcher's look.
+Status op_bind_exact(const ResolvedOp& r, int rfd) {
+  const FsOp& op = r.op;
+  std::string what = "Can't bind mount " + op.source + " on " + base::normalize("/" + op.dest);
+  UniqueFd src;
+  if (op.source_in_sandbox) {
+    auto fd = open_in_root(rfd, op.source, O_PATH);
+    if (!fd) return Error(fd.error().code(), what);
+    src = std::move(*fd);
+  } else if (!op.source_beneath.empty()) {
+    auto host = base::open_fd("/oldroot", O_PATH | O_DIRECTORY);
+    if (!host) return Error(host.error().code(), what);
+    auto top = open_in_root(host->get(), op.source_beneath, O_PATH | O_DIRECTORY);
+    if (!top) return Error(top.error().code(), what + ": " + op.source_beneath);
+    auto fd = open_exact(top->get(), op.source, op.source_beneath, what);
+    if (!fd) return std::move(fd.error());
+    src = std::move(*fd);
+  }
+  struct stat want {};
+  std::string from = src.valid() ? fd_path(src.get()) : "/oldroot" + r.host_source;
+  if ((src.valid() ? ::fstat(src.get(), &want) : ::stat(from.c_str(), &want)) != 0) return fail(what);
+  if (!op.source_in_sandbox && !op.source_beneath.empty() &&
+      (want.st_dev != r.source_dev || want.st_ino != r.source_ino))
+    return Error(0, what + ": the source changed while the sandbox was set up");
+  bool is_dir = S_ISDIR(want.st_mode);
+  UniqueFd target;
+  if (!op.dest_beneath.empty()) {
+    auto fd = open_dest_exact(rfd, op, what);
+    if (!fd) return std::move(fd.error());
+    struct stat st {};
+    if (::fstat(fd->get(), &st) != 0) return fail(what);
+    if (S_ISDIR(st.st_mode) != is_dir)
+      return Error(is_dir ? ENOTDIR : EISDIR,
+                   what + ": the destination is " + (is_dir ? "not a directory" : "a directory"));
+    target = std::move(*fd);
+  } else {
+    auto parent = mkdir_p_in_root(rfd, base::parent(base::normalize("/" + op.dest)), parent_mode_for(op));
+    if (!parent) return Error(parent.error().code(), "Can't mkdir parents for " + op.dest);
+    auto comps = base::components(op.dest);
+    Dest d{rfd, parent->get(), comps.empty() ? std::string() : comps.back(), op.dest};
+    auto fd = is_dir ? ensure_dir(d, 0755) : ensure_file(d, 0444);
+    if (!fd) return std::move(fd.error());
+    target = std::move(*fd);
+  }
+  unsigned long attrs = MOUNT_ATTR_NOSUID | MOUNT_ATTR_NODEV;
+  if (op.kind == OpKind::RoBind) attrs |= MOUNT_ATTR_RDONLY;
+  return bind_checked(from, want, target.get(), rfd, op, attrs, true, what);
+}
+
+// Masks below a writable tree: the existing name is covered where it is, never created.
+Status op_cover_exact(const ResolvedOp& r, int rfd, int serial) {
+  const FsOp& op = r.op;
+  std::string what = "Can't cover " + base::normalize("/" + op.dest);
+  auto target = open_dest_exact(rfd, op, what);
+  if (!target) return std::move(target.error());
+  struct stat st {};
+  if (::fstat(target->get(), &st) != 0) return fail(what);
+  // What the scan covered must be what is there now: a masked directory moved away and another
+  // put in its place would leave the real one uncovered.
+  if (op.dest_identity && op.kind != OpKind::RemountRo &&
+      (st.st_dev != op.dest_identity->first || st.st_ino != op.dest_identity->second))
+    return Error(0, what + ": it changed while the sandbox was set up");
+  if (op.kind == OpKind::RemountRo) {
+    Status s =
+        add_mount_attrs(target->get(), MOUNT_ATTR_RDONLY | MOUNT_ATTR_NOSUID | MOUNT_ATTR_NODEV, false);
+    return s ? s : Status(Error(s.error().code(), what + " read-only: " + s.error().message()));
+  }
+  if (op.kind == OpKind::Tmpfs) {
+    if (!S_ISDIR(st.st_mode)) return Error(ENOTDIR, what + ": not a directory");
+    std::string opts = "mode=" + octal(op.perms.value_or(0755));
+    if (op.size) opts += ",size=" + std::to_string(*op.size);
+    if (::mount("tmpfs", fd_path(target->get()).c_str(), "tmpfs", MS_NOSUID | MS_NODEV, opts.c_str()) != 0)
+      return fail(what + " with a tmpfs");
+    return {};
+  }
+  if (op.kind != OpKind::RoBindData && op.kind != OpKind::BindData)
+    return Error(EINVAL, what + ": this operation does not take a path in a tree the sandbox can write");
+  if (S_ISDIR(st.st_mode)) return Error(EISDIR, what + ": a directory");
+  std::string tmp_path = "/bind-data-" + std::to_string(serial);
+  UniqueFd tmp(::open(tmp_path.c_str(), O_CREAT | O_EXCL | O_WRONLY | O_NOFOLLOW | O_CLOEXEC, 0600));
+  if (!tmp.valid()) return fail("Can't create tmpfile for " + op.dest);
+  auto w = base::write_all(tmp.get(), r.data);
+  struct stat want {};
+  Status s;
+  if (!w)
+    s = Error(w.error().code(), "Can't write data to file " + op.dest);
+  else if (::fchmod(tmp.get(), op.perms.value_or(0600)) != 0 || ::fstat(tmp.get(), &want) != 0)
+    s = fail("Can't chmod file for " + op.dest);
+  unsigned long attrs = MOUNT_ATTR_NOSUID | MOUNT_ATTR_NODEV;
+  if (op.kind == OpKind::RoBindData) attrs |= MOUNT_ATTR_RDONLY;
+  if (s) s = bind_checked(tmp_path, want, target->get(), rfd, op, attrs, false, what);
+  ::unlink(tmp_path.c_str());
+  return s;
+}
+
 Status apply_op(const ChildContext& ctx, int rfd, const ResolvedOp& r) {
   const FsOp& op = r.op;
+  if (op.source_in_sandbox || !op.source_beneath.empty() ||
+      (!op.dest_beneath.empty() && (op.kind == OpKind::Bind || op.kind == OpKind::RoBind)))
+    return op_bind_exact(r, rfd);
+  if (!op.dest_beneath.empty()) return op_cover_exact(r, rfd, static_cast<int>(&r - ctx.ops.data()));
   // In place, never created: bwrap's NO_CREATE_DEST ops.
   if (op.kind == OpKind::RemountRo) return op_remount_ro(rfd, op);
   if (op.kind == OpKind::Chmod) return op_chmod(rfd, op);

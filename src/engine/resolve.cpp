@@ -98,6 +98,46 @@ base::Result<UniqueFd> open_in_root(int root_fd, const std::string& path, int fl
   return UniqueFd(fd);
 }
 
+base::Result<UniqueFd> open_beneath(int dir_fd, const std::string& rel, int flags) {
+  auto comps = base::components(rel);
+  for (const auto& c : comps)
+    if (c == "..") return base::Error(EXDEV, rel + ": \"..\" is not followed");
+  std::string clean;
+  for (const auto& c : comps) clean += (clean.empty() ? "" : "/") + c;
+  if (clean.empty()) clean = ".";
+  if (!g_no_openat2) {
+    open_how how{};
+    how.flags = static_cast<__u64>(flags | O_CLOEXEC);
+    how.resolve = RESOLVE_BENEATH | RESOLVE_NO_SYMLINKS | RESOLVE_NO_MAGICLINKS;
+    long fd;
+    do {
+      fd = sys_openat2(dir_fd, clean.c_str(), &how);
+    } while (fd < 0 && errno == EAGAIN);
+    if (fd >= 0) return UniqueFd(static_cast<int>(fd));
+    if (errno != ENOSYS) return base::errno_error(rel);
+    g_no_openat2 = true;
+  }
+  // No openat2: one component at a time, never following a link.
+  UniqueFd cur(::fcntl(dir_fd, F_DUPFD_CLOEXEC, 0));
+  if (!cur.valid()) return base::errno_error(rel);
+  for (size_t i = 0; i < comps.size(); ++i) {
+    bool last = i + 1 == comps.size();
+    int f = last ? (flags | O_NOFOLLOW) : (O_PATH | O_NOFOLLOW);
+    UniqueFd next(::openat(cur.get(), comps[i].c_str(), f | O_CLOEXEC, 0));
+    if (!next.valid()) return base::errno_error(rel);
+    struct stat st {};
+    if (::fstat(next.get(), &st) != 0) return base::errno_error(rel);
+    if (!last && !S_ISDIR(st.st_mode)) return base::Error(S_ISLNK(st.st_mode) ? ELOOP : ENOTDIR, rel);
+    cur = std::move(next);
+  }
+  if (comps.empty()) {
+    UniqueFd same(::openat(dir_fd, ".", flags | O_CLOEXEC));
+    if (!same.valid()) return base::errno_error(rel);
+    return same;
+  }
+  return cur;
+}
+
 base::Result<UniqueFd> mkdir_p_in_root(int root_fd, const std::string& path, mode_t mode) {
   // Usually the whole path exists already: one lookup.
   if (auto whole = open_in_root(root_fd, path, O_PATH | O_DIRECTORY);

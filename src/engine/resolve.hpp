@@ -16,6 +16,12 @@ namespace rf::engine {
 // symlinks in-root only. `flags` are open(2) flags (O_CLOEXEC is added).
 base::Result<base::UniqueFd> open_in_root(int root_fd, const std::string& path, int flags);
 
+// Open `rel` below dir_fd without following any symbolic link (a trailing one is returned
+// itself with O_PATH | O_NOFOLLOW, for the caller to refuse) and without leaving dir_fd: for
+// paths in a tree the sandbox can write, where a link may have been planted. openat2
+// RESOLVE_BENEATH | RESOLVE_NO_SYMLINKS, or a walk of O_NOFOLLOW opens where the kernel lacks it.
+base::Result<base::UniqueFd> open_beneath(int dir_fd, const std::string& rel, int flags);
+
 // Make every directory of `path` (in-root); new ones get `mode`. Returns an O_PATH fd of the
 // last one. Errors name `path` as the user wrote it.
 base::Result<base::UniqueFd> mkdir_p_in_root(int root_fd, const std::string& path, mode_t mode);

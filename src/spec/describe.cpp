@@ -61,6 +61,12 @@ std::string describe(const Spec& s) {
     }
     if (op.size) l += " size=" + std::to_string(*op.size);
     if (op.fd >= 0) l += " fd=" + std::to_string(op.fd);
+    if (!op.source_beneath.empty()) l += " nofollow-below=" + base::json_quote(op.source_beneath);
+    if (!op.dest_beneath.empty()) l += " dest-nofollow-below=" + base::json_quote(op.dest_beneath);
+    if (op.source_in_sandbox) l += " source-in-sandbox";
+    if (op.dest_identity)
+      l += " dest-identity=" + std::to_string(op.dest_identity->first) + ":" +
+           std::to_string(op.dest_identity->second);
     if (!op.work.empty()) l += " work=" + base::json_quote(op.work);
     for (const auto& layer : op.layers) l += " layer=" + base::json_quote(layer);
     line(l);

@@ -5,6 +5,8 @@
 #include <initializer_list>
 #include <string>
 
+#include "ringfence/base/paths.hpp"
+
 namespace rf::spec {
 
 Namespaces effective_namespaces(const Spec& spec, uid_t caller_uid, bool userns_available,
@@ -61,6 +63,28 @@ base::Status check_fds(const Spec& spec) {
   return {};
 }
 
+// Paths in a tree the sandbox can write: binds, and covers (tmpfs, remount, data binds) of
+// what is there; each path below the tree it names.
+base::Status check_beneath(const FsOp& op) {
+  bool bind = op.kind == OpKind::Bind || op.kind == OpKind::RoBind;
+  bool cover = op.kind == OpKind::Tmpfs || op.kind == OpKind::RemountRo || op.kind == OpKind::BindData ||
+               op.kind == OpKind::RoBindData;
+  auto bad = [&op](const std::string& why) { return base::make_error(op.dest + ": " + why, 0); };
+  if ((!op.source_beneath.empty() || op.source_in_sandbox) && (!bind || op.fd >= 0))
+    return bad("a source in the sandbox or below a writable tree needs a plain bind");
+  if (!op.source_beneath.empty() && op.source_in_sandbox)
+    return bad("the source is either in the sandbox or below a tree");
+  if (!op.dest_beneath.empty() && !bind && !cover)
+    return bad("this operation cannot take a destination below a tree");
+  if (!op.source_beneath.empty() &&
+      !base::is_under(base::normalize(op.source), base::normalize(op.source_beneath)))
+    return bad(op.source + " is not below " + op.source_beneath);
+  if (!op.dest_beneath.empty() &&
+      !base::is_under(base::normalize("/" + op.dest), base::normalize("/" + op.dest_beneath)))
+    return bad("not below " + op.dest_beneath);
+  return {};
+}
+
 }  // namespace
 
 base::Status validate(const Spec& spec, const Namespaces& ns, uid_t caller_uid, gid_t caller_gid) {
@@ -78,6 +102,7 @@ base::Status validate(const Spec& spec, const Namespaces& ns, uid_t caller_uid, 
   for (const auto& op : spec.fs_ops) {
     if (op.dest.empty()) return base::make_error("empty destination path", 0);
     if (op.perms && *op.perms > 07777) return base::make_error("mode must be <= 07777", 0);
+    RF_TRY(check_beneath(op));
   }
   return check_fds(spec);
 }

@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <string>
 
+#include "ringfence/presets/autorun.hpp"
 #include "ringfence/presets/presets.hpp"
 
 using namespace rf::presets;
@@ -143,4 +144,23 @@ TEST_CASE("system secrets: the host paths that must stay hidden") {
     // A glob only in the last component: the engine expands it in one directory.
     CHECK_FALSE(has_glob(s.path.substr(0, s.path.rfind('/'))));
   }
+}
+
+TEST_CASE("autorun_reason: files host tools run later") {
+  using rf::presets::autorun_reason;
+  CHECK_FALSE(autorun_reason("sub/.git", true).empty());
+  CHECK_FALSE(autorun_reason("a/b/.git", false).empty());  // a gitfile
+  CHECK(autorun_reason(".git", true).empty());             // the top one: protected, not warned
+  CHECK_FALSE(autorun_reason(".git/commondir", false).empty());
+  CHECK_FALSE(autorun_reason("sub/.git/config", false).empty());  // inside a nested .git
+  CHECK_FALSE(autorun_reason(".git/hooks/pre-commit", false).empty());
+  CHECK(autorun_reason(".git/objects/ab/cdef", false).empty());
+  CHECK_FALSE(autorun_reason(".envrc", false).empty());
+  CHECK_FALSE(autorun_reason("deep/dir/.envrc", false).empty());
+  CHECK_FALSE(autorun_reason(".vscode/tasks.json", false).empty());
+  CHECK(autorun_reason("sub/.vscode/tasks.json", false).empty());
+  CHECK_FALSE(autorun_reason(".github/workflows/ci.yml", false).empty());
+  CHECK(autorun_reason(".github/workflows", true).empty());
+  CHECK(autorun_reason("src/main.c", false).empty());
+  CHECK(autorun_reason("README.md", false).empty());
 }

@@ -199,3 +199,39 @@ TEST_CASE("validate messages") {
     CHECK(message_of(s, none) == "Specifying --uid requires --unshare-user or --userns");
   }
 }
+
+TEST_CASE("ops in a tree the sandbox can write") {
+  Namespaces none;
+  auto with = [](FsOp op) {
+    Spec s = runnable();
+    s.fs_ops.push_back(std::move(op));
+    return s;
+  };
+  FsOp bind;
+  bind.kind = OpKind::RoBind;
+  bind.source = bind.dest = "/p/.git/hooks";
+  bind.source_beneath = bind.dest_beneath = "/p";
+  CHECK(message_of(with(bind), none).empty());
+  FsOp outside = bind;
+  outside.source = "/etc/passwd";
+  CHECK(message_of(with(outside), none) == "/p/.git/hooks: /etc/passwd is not below /p");
+  FsOp dest_out = bind;
+  dest_out.dest = "/q/x";
+  CHECK(message_of(with(dest_out), none) == "/q/x: not below /p");
+  FsOp tmpfs;
+  tmpfs.kind = OpKind::Tmpfs;
+  tmpfs.dest = "/p/secrets";
+  tmpfs.dest_beneath = "/p";
+  CHECK(message_of(with(tmpfs), none).empty());
+  tmpfs.source_beneath = "/p";
+  CHECK_FALSE(message_of(with(tmpfs), none).empty());
+  FsOp symlink;
+  symlink.kind = OpKind::Symlink;
+  symlink.source = "x";
+  symlink.dest = "/p/link";
+  symlink.dest_beneath = "/p";
+  CHECK_FALSE(message_of(with(symlink), none).empty());
+  FsOp both = bind;
+  both.source_in_sandbox = true;
+  CHECK_FALSE(message_of(with(both), none).empty());
+}

@@ -3,6 +3,7 @@
 // the throwaway HOME to prepare and clean up, and a plain account of what is enforced.
 #pragma once
 
+#include <cstdint>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -40,6 +41,23 @@ struct RunPlan {
   std::vector<std::string> home_dirs;
   std::vector<std::pair<std::string, std::string>> home_links;
   std::string tmp_host;
+  // Entries of the project's .git that are missing and covered read-only: made (empty) by
+  // prepare_home, just before the launch, so that the dry run changes nothing.
+  struct GitEntry {
+    std::string path;
+    bool dir = false;
+  };
+  std::vector<GitEntry> git_make;
+  // Files of the project that host tools run later (presets/autorun.hpp), as found before the
+  // start: the run ends with a warning naming those made or changed inside.
+  struct Autorun {
+    std::string rel;
+    std::int64_t mtime_ns = 0;
+    std::int64_t size = 0;
+    bool dir = false;
+  };
+  std::vector<Autorun> autorun_before;
+  bool autorun_scanned = false;
   std::vector<std::string> dropped_env;   // names only
   std::vector<std::string> masked;        // paths hidden in the project and on system paths
   std::vector<std::string> notes;         // what is not enforced, and why
@@ -83,6 +101,10 @@ base::Status prepare_home(RunPlan& plan);
 // After the run: copy changed agent files back, then remove the directory (unless kept) and
 // the private TMPDIR; what could not be removed is added to not_removed, one "PATH: reason" each.
 base::Status finish_home(const RunPlan& plan, std::vector<std::string>& not_removed);
+// After the run: one line per file of the project that a host tool runs later (a git
+// repository below the top, .git/commondir, .envrc, editor tasks, CI...) made or changed
+// inside, at most 20 and then a count.
+std::vector<std::string> autorun_warnings(const RunPlan& plan);
 
 // The nameserver addresses of a resolv.conf (scope ids dropped), in order.
 std::vector<std::string> nameservers_in(std::string_view resolv_conf);

@@ -8,6 +8,7 @@
 #include <cstdint>
 #include <optional>
 #include <string>
+#include <utility>
 #include <vector>
 
 namespace rf::spec {
@@ -43,6 +44,20 @@ struct FsOp {
   // File/BindData/RoBindData: content source; Bind/RoBind: the source object itself
   // (--bind-fd), which replaces the source path. Consumed (closed) by the engine.
   int fd = -1;
+  // Paths in a tree the sandbox can write (the project), where a link may have been planted:
+  // the part of `source` below `source_beneath` (a host directory) and of `dest` below
+  // `dest_beneath` (a directory in the sandbox) is resolved without following any symbolic
+  // link, and nothing is created there. A bind binds the very object found, checked by device
+  // and inode against what the launcher found; a link, a missing destination or a destination
+  // of the other kind (file, directory) is refused.
+  std::string source_beneath;
+  std::string dest_beneath;
+  // With dest_beneath: the device and inode the front end found at dest (a cover of what a scan
+  // found); a different object there (moved or swapped since) fails the setup.
+  std::optional<std::pair<dev_t, ino_t>> dest_identity;
+  // Bind/RoBind: `source` is a path in the sandbox, bound with everything the earlier ops
+  // mounted below it (a second place showing the same view, e.g. /workspace).
+  bool source_in_sandbox = false;
   // Overlay kinds: host paths of the lower layers, bottom to top (command-line order; the
   // kernel's lowerdir= lists them the other way round), and the work dir of Overlay.
   std::vector<std::string> layers;

@@ -399,7 +399,7 @@ static void git_persist(const struct attack* a) {
   char git[4200];
   snprintf(git, sizeof git, "%s/.git", cfg.project);
   struct stat st;
-  if (a->arg == 0 && (stat(git, &st) != 0 || !S_ISDIR(st.st_mode))) {
+  if (a->arg != 1 && (stat(git, &st) != 0 || !S_ISDIR(st.st_mode))) {
     skipped("the project has no .git directory");
     return;
   }
@@ -428,6 +428,35 @@ static void git_persist(const struct attack* a) {
     e = errno;
     if (r == 0) rsys(SYS_renameat2, AT_FDCWD, (long)path2, AT_FDCWD, (long)path, 0, 0);
     acc_add(&acc, r == 0, e, "rename .git/hooks away (to replace it)");
+  } else if (a->arg == 2) {
+    // The rest of what git runs code from, and .git itself replaced by another repository.
+    const char* made[] = {"info/attributes", "modules/rf-attack-%s", "worktrees/rf-attack-%s", NULL};
+    const int dirs[] = {0, 1, 1};
+    for (int i = 0; made[i]; ++i) {
+      char rel[200];
+      snprintf(rel, sizeof rel, made[i], tok);
+      snprintf(path, sizeof path, "%s/%s", git, rel);
+      int existed = access(path, F_OK) == 0;
+      long r = dirs[i] ? rsys(SYS_mkdirat, AT_FDCWD, (long)path, 0755, 0, 0, 0)
+                       : rsys(SYS_openat, AT_FDCWD, (long)path, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC,
+                              0644, 0, 0);
+      int e = errno;
+      if (r >= 0 && !dirs[i]) close((int)r);
+      if (r >= 0 && dirs[i]) rmdir(path);
+      if (r >= 0 && !dirs[i] && !existed) unlink(path);
+      acc_add(&acc, r >= 0, e, dirs[i] ? "make .git/%s" : "open .git/%s for writing", rel);
+    }
+    snprintf(path2, sizeof path2, "%s.rf-attack-%s", git, tok);
+    long r = rsys(SYS_renameat2, AT_FDCWD, (long)git, AT_FDCWD, (long)path2, RENAME_NOREPLACE, 0);
+    int e = errno;
+    if (r == 0) rsys(SYS_renameat2, AT_FDCWD, (long)path2, AT_FDCWD, (long)git, 0, 0);
+    acc_add(&acc, r == 0, e, "rename .git away (to put another repository in its place)");
+  } else if (a->arg == 3) {
+    snprintf(path, sizeof path, "%s/commondir", git);
+    long fd = rsys(SYS_openat, AT_FDCWD, (long)path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644, 0, 0);
+    int e = errno;
+    if (fd >= 0) close((int)fd), unlink(path);
+    acc_add(&acc, fd >= 0, e, "make .git/commondir (points git at another directory and config)");
   } else {
     const char* files[] = {".envrc", ".vscode-tasks.json", ".pre-commit-config.yaml", NULL};
     for (int i = 0; files[i]; ++i) {
@@ -541,7 +570,8 @@ void register_fs_attacks(void) {
   add_attack("MNT-05", "MNT-05", LV_KL, symlink_out, 0, NULL,
              "symlinks in the project to the real home and /etc/shadow");
   add_skipped("MNT-06", "MNT-06", "mount targets swapped for symlinks during setup",
-              "decided outside: needs a racer while the engine starts (tests/engine)");
+              "decided outside: needs a racer while the engine starts (security-project-binds "
+              "swaps .git/hooks for a link while sandboxes start)");
   add_attack("MNT-08", "MNT-08", LV_KL, hardlink_out, 0, NULL, "hard links from outside into the project");
   add_attack("MNT-09", "MNT-09", LV_KL, devices, 0, NULL,
              "device nodes (kmsg, mem, kvm, tun, vsock, disks) and mknod");
@@ -567,6 +597,10 @@ void register_fs_attacks(void) {
              "set-ID files made in the project through int $0x80");
   add_attack("PER-01", "PER-01", LV_K, git_persist, 0, NULL,
              "write .git/hooks and .git/config (run later on the host)");
+  add_attack("PER-01.git", "PER-01", LV_K, git_persist, 2, NULL,
+             "write .git/info, modules and worktrees, rename .git away (run later on the host)");
+  add_attack("PER-01.commondir", "PER-01", LV_NONE, git_persist, 3, NULL,
+             "make .git/commondir (report: cannot be covered in advance)");
   add_attack("PER-02", "PER-02", LV_NONE, git_persist, 1, NULL,
              "create other auto-run files in the project (report)");
   add_skipped("PER-03", "PER-03", "tampering with the agent's or engine's configuration",

@@ -1,0 +1,125 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
+// The warning after a run: files of the project that host tools run later (a git repository
+// below the top, .git/commondir, .envrc, editor tasks, CI configuration; presets/autorun.hpp)
+// which the sandbox made or changed, so that the host is told before it runs git or an editor
+// there. A bounded walk before the start and one after; links are not followed.
+#include <dirent.h>
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <map>
+
+#include "ringfence/base/unique_fd.hpp"
+#include "ringfence/presets/autorun.hpp"
+#include "run_fs.hpp"
+
+namespace rf::cli {
+namespace {
+
+constexpr int kMaxEntries = 200000;
+constexpr std::size_t kMaxLines = 20;
+
+using Entries = std::vector<RunPlan::Autorun>;
+
+RunPlan::Autorun entry(const std::string& rel, const struct stat& st) {
+  return {rel, static_cast<std::int64_t>(st.st_mtim.tv_sec) * 1000000000 + st.st_mtim.tv_nsec,
+          static_cast<std::int64_t>(st.st_size), S_ISDIR(st.st_mode)};
+}
+
+void walk(int dir_fd, const std::string& rel, int depth, int& budget, Entries& out) {
+  int dup = ::fcntl(dir_fd, F_DUPFD_CLOEXEC, 0);
+  if (dup < 0) return;
+  DIR* d = ::fdopendir(dup);
+  if (!d) {
+    ::close(dup);
+    return;
+  }
+  std::vector<std::string> dirs;
+  while (dirent* e = ::readdir(d)) {
+    std::string name = e->d_name;
+    if (name == "." || name == "..") continue;
+    if (--budget < 0) break;
+    struct stat st {};
+    bool is_dir = e->d_type == DT_DIR;
+    if (e->d_type == DT_UNKNOWN) {
+      if (::fstatat(dir_fd, e->d_name, &st, AT_SYMLINK_NOFOLLOW) != 0) continue;
+      is_dir = S_ISDIR(st.st_mode);
+    }
+    std::string r = rel.empty() ? name : rel + "/" + name;
+    if (!presets::autorun_reason(r, is_dir).empty() &&
+        ::fstatat(dir_fd, e->d_name, &st, AT_SYMLINK_NOFOLLOW) == 0)
+      out.push_back(entry(r, st));
+    // A git directory is not walked (git's own files), except the top one's pointers below.
+    if (is_dir && name != ".git" && depth < 64) dirs.push_back(name);
+  }
+  ::closedir(d);
+  for (const auto& name : dirs) {
+    base::UniqueFd sub(::openat(dir_fd, name.c_str(), O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC));
+    if (sub.valid() && budget > 0)
+      walk(sub.get(), rel.empty() ? name : rel + "/" + name, depth + 1, budget, out);
+  }
+}
+
+// The top: its .git itself (made inside where there was none), the files in it that run code or
+// point git elsewhere (read-only at the kernel level, not at the landlock and soft levels), then
+// the tree.
+bool scan(const std::string& project, Entries& out) {
+  base::UniqueFd top(::open(project.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC));
+  if (!top.valid()) return false;
+  struct stat st {};
+  if (::fstatat(top.get(), ".git", &st, AT_SYMLINK_NOFOLLOW) == 0) out.push_back(entry(".git", st));
+  for (const char* rel : {".git/commondir", ".git/config.worktree", ".git/config", ".git/info/attributes",
+                          ".git/rebase-merge", ".git/sequencer"})
+    if (::fstatat(top.get(), rel, &st, AT_SYMLINK_NOFOLLOW) == 0) out.push_back(entry(rel, st));
+  base::UniqueFd hooks(::openat(top.get(), ".git/hooks", O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC));
+  if (DIR* d = hooks.valid() ? ::fdopendir(hooks.release()) : nullptr) {
+    while (dirent* e = ::readdir(d))
+      if (std::string n = e->d_name;
+          n != "." && n != ".." && ::fstatat(::dirfd(d), e->d_name, &st, AT_SYMLINK_NOFOLLOW) == 0)
+        out.push_back(entry(".git/hooks/" + n, st));
+    ::closedir(d);
+  }
+  int budget = kMaxEntries;
+  walk(top.get(), "", 0, budget, out);
+  return budget >= 0;
+}
+
+}  // namespace
+
+void scan_autorun(RunPlan& plan) {
+  plan.autorun_before.clear();
+  scan(plan.project, plan.autorun_before);
+  plan.autorun_scanned = true;
+}
+
+std::vector<std::string> autorun_warnings(const RunPlan& plan) {
+  std::vector<std::string> lines;
+  if (!plan.autorun_scanned || !plan.settings.project_writable) return lines;
+  std::map<std::string, RunPlan::Autorun> before;
+  for (const auto& e : plan.autorun_before) before[e.rel] = e;
+  Entries now;
+  bool complete = scan(plan.project, now);
+  std::size_t count = 0;
+  for (const auto& e : now) {
+    auto it = before.find(e.rel);
+    bool made = it == before.end();
+    bool changed = !made && !e.dir && (it->second.mtime_ns != e.mtime_ns || it->second.size != e.size);
+    if (!made && !changed) continue;
+    if (++count > kMaxLines) continue;
+    std::string reason = e.rel == ".git" ? "a git repository where there was none: git run here takes its "
+                                           "config and hooks"
+                                         : presets::autorun_reason(e.rel, e.dir);
+    lines.push_back(plan.project + "/" + e.rel + (made ? " was made" : " was changed") + " in the sandbox (" +
+                    reason + "): look at it before running git or an editor there");
+  }
+  if (count > kMaxLines)
+    lines.push_back("and " + std::to_string(count - kMaxLines) + " more such files made or changed in " +
+                    plan.project);
+  if (!complete)
+    lines.push_back("the project has more than " + std::to_string(kMaxEntries) +
+                    " entries: files run later by host tools were looked for in the first only");
+  return lines;
+}
+
+}  // namespace rf::cli
