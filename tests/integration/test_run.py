@@ -172,7 +172,7 @@ def masks_cover_names_created_later(ctx):
     os.makedirs(os.path.join(e.project, "sub"), exist_ok=True)
     os.chown(os.path.join(e.project, "sub"), *(2 * (65534 if ctx.unpriv else 0,)))
     script = ('touch started; while [ ! -e ready ]; do sleep 0.05; done; sleep 0.5; '
-              'for f in .env.local sub/new/id_ed25519 moved.pem plain.txt; do '
+              'for f in .env.local sub/new/id_ed25519 moved.pem .git/late.key plain.txt; do '
               'printf "%s=[%s]\\n" "$f" "$(cat "$f" 2>&1)"; printf "ws:%s=[%s]\\n" "$f" "$(cat "/workspace/$f" 2>&1)"; done; '
               'umount .env.local 2>/dev/null && echo UNMOUNTED; cat .env.local')
     argv = (SETPRIV if ctx.unpriv else []) + [ctx.h.target, "run", "--workspace", "--", "sh", "-c", script]
@@ -191,6 +191,9 @@ def masks_cover_names_created_later(ctx):
         with open(os.path.join(e.project, "tmp-write"), "w") as f:
             f.write("LATE-SECRET-3\n")
         os.rename(os.path.join(e.project, "tmp-write"), os.path.join(e.project, "moved.pem"))
+        # .git is a mount point of its own inside: a name made there is hidden too
+        with open(os.path.join(e.project, ".git", "late.key"), "w") as f:
+            f.write("LATE-SECRET-4\n")
         with open(os.path.join(e.project, "plain.txt"), "w") as f:
             f.write("ordinary\n")
         open(os.path.join(e.project, "ready"), "w").close()
@@ -201,7 +204,7 @@ def masks_cover_names_created_later(ctx):
             p.wait()
     check_eq(p.returncode, 0, f"run exit code: {err!r}")
     check("LATE-SECRET" not in out, f"names created after the start are hidden: {out!r}")
-    for name in (".env.local", "sub/new/id_ed25519", "moved.pem"):
+    for name in (".env.local", "sub/new/id_ed25519", "moved.pem", ".git/late.key"):
         check(f"{name}=[]" in out and f"ws:{name}=[]" in out, f"{name} is empty at both places: {out!r}")
     check("plain.txt=[ordinary]" in out and "ws:plain.txt=[ordinary]" in out, f"an ordinary file is readable: {out!r}")
     check("UNMOUNTED" not in out, f"the sandbox cannot unmount a cover: {out!r}")
