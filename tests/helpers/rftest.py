@@ -231,6 +231,37 @@ def world_traversable_dir(path):
         d = os.path.dirname(d)
 
 
+class Swapper:
+    """A host thread that keeps exchanging two names, `path` and `other`, through a third,
+    `parked` (rename path->parked, other->path, then back), 1 ms in each state, until stop():
+    a race against a sandbox that looks at `path` while it starts. `swaps` counts full rounds."""
+
+    def __init__(self, path, other, parked):
+        import threading
+        self.path, self.other, self.parked = path, other, parked
+        self.swaps = 0
+        self._stop = threading.Event()
+        self._thread = threading.Thread(target=self._run, daemon=True)
+        self._thread.start()
+
+    def _run(self):
+        while not self._stop.is_set():
+            try:
+                os.rename(self.path, self.parked)
+                os.rename(self.other, self.path)
+                time.sleep(0.001)
+                os.rename(self.path, self.other)
+                os.rename(self.parked, self.path)
+                self.swaps += 1
+                time.sleep(0.001)
+            except OSError:
+                pass
+
+    def stop(self):
+        self._stop.set()
+        self._thread.join()
+
+
 def make_private_mount_ns():
     """Move this (single-threaded) process into a private mount namespace (root only)."""
     libc = ctypes.CDLL(None, use_errno=True)

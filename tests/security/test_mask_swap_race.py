@@ -19,11 +19,10 @@ the hole, register it in meson.build like the other files here.
 import os
 import subprocess
 import sys
-import threading
 import time
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "helpers"))
-from rftest import BASE_ENV, SETPRIV, Suite, check, fail, require_program  # noqa: E402
+from rftest import BASE_ENV, SETPRIV, Suite, Swapper, check, fail, require_program  # noqa: E402
 
 suite = Suite("security-mask-swap-race")
 SETUP_FAILED = 125
@@ -65,23 +64,7 @@ def masked_dir_swapped_while_starting(ctx):
               "while time.monotonic() < end:\n    for p in sys.argv[1:]:\n        try:\n"
               "            out.add(open(p).read())\n        except OSError:\n            pass\n"
               "print('RF-RESULT ' + repr(sorted(out)))")
-    stop = threading.Event()
-    swaps = [0]
-
-    def swapper():
-        while not stop.is_set():
-            try:
-                os.rename(real, parked)
-                os.rename(decoy, real)
-                time.sleep(0.001)
-                os.rename(real, decoy)
-                os.rename(parked, real)
-                swaps[0] += 1
-                time.sleep(0.001)
-            except OSError:
-                pass
-    t = threading.Thread(target=swapper, daemon=True)
-    t.start()
+    swapper = Swapper(real, decoy, parked)
     seen = {"ran": 0, "refused": 0}
     try:
         deadline = time.monotonic() + 60
@@ -100,10 +83,9 @@ def masked_dir_swapped_while_starting(ctx):
             else:
                 fail(f"unexpected exit {r.returncode}: {r.stderr[-800:]!r}")
     finally:
-        stop.set()
-        t.join()
-    check(swaps[0] > 0 and seen["ran"] > 0, f"no run or no swap: {seen}, {swaps[0]} swaps")
-    print(f"  masked swap: {seen['ran']} ran, {seen['refused']} refused, {swaps[0]} swaps")
+        swapper.stop()
+    check(swapper.swaps > 0 and seen["ran"] > 0, f"no run or no swap: {seen}, {swapper.swaps} swaps")
+    print(f"  masked swap: {seen['ran']} ran, {seen['refused']} refused, {swapper.swaps} swaps")
 
 
 if __name__ == "__main__":

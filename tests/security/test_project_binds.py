@@ -23,11 +23,10 @@ import os
 import shutil
 import subprocess
 import sys
-import threading
 import time
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "helpers"))
-from rftest import BASE_ENV, SETPRIV, Suite, check, fail, require_program  # noqa: E402
+from rftest import BASE_ENV, SETPRIV, Suite, Swapper, check, fail, require_program  # noqa: E402
 
 suite = Suite("security-project-binds")
 GIT = "/usr/bin/git"
@@ -512,23 +511,7 @@ def hooks_swapped_while_starting(ctx):
     w.own()
     hooks, parked, link = w.git("hooks"), w.git("hooks-parked"), w.git("hooks-link")
     os.symlink("/", link)
-    stop = threading.Event()
-    swaps = [0]
-
-    def swapper():
-        while not stop.is_set():
-            try:
-                os.rename(hooks, parked)
-                os.rename(link, hooks)
-                time.sleep(0.001)
-                os.rename(hooks, link)
-                os.rename(parked, hooks)
-                swaps[0] += 1
-                time.sleep(0.001)
-            except OSError:
-                pass
-    t = threading.Thread(target=swapper, daemon=True)
-    t.start()
+    swapper = Swapper(hooks, link, parked)
     seen = {"ran": 0, "refused": 0}
     stages = {}
     try:
@@ -554,11 +537,10 @@ def hooks_swapped_while_starting(ctx):
             else:
                 fail(f"unexpected exit {r.returncode}: {r.stderr[-800:]!r}")
     finally:
-        stop.set()
-        t.join()
-    check(swaps[0] > 0, "the swapper never swapped")
+        swapper.stop()
+    check(swapper.swaps > 0, "the swapper never swapped")
     check(seen["ran"] + seen["refused"] > 0, "no sandbox started")
-    print(f"  race: {seen['ran']} ran, {seen['refused']} refused {stages}, {swaps[0]} swaps")
+    print(f"  race: {seen['ran']} ran, {seen['refused']} refused {stages}, {swapper.swaps} swaps")
 
 
 if __name__ == "__main__":
