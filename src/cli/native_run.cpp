@@ -228,6 +228,15 @@ Status restrict_shell(RunPlan& plan, const HostFacts& host) {
   plan.spec.restrict_exec = true;
   plan.spec.exec_allow = files;
   plan.exec_allowed = files;
+  // A memfd lies outside every Landlock hierarchy; the kernel jail makes memfds non-executable
+  // through vm.memfd_noexec, which only the host's root may set (Linux 6.3 and later).
+  if (plan.level != presets::Level::Kernel || ::geteuid() != 0 ||
+      ::access("/proc/sys/vm/memfd_noexec", F_OK) != 0)
+    plan.notes.push_back(
+        "shell off: not enforced: a copy of a program in a memfd can be executed (memfds are made "
+        "non-executable only for the host's root in the kernel jail, on Linux 6.3 and later)");
+  plan.notes.push_back(
+      "shell off: not enforced: a program run through the ELF loader (ld.so PROGRAM) is not refused");
   return {};
 }
 

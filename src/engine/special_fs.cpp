@@ -11,6 +11,8 @@
 #include "mounts.hpp"
 #include "resolve.hpp"
 #include "ringfence/base/paths.hpp"
+#include "ringfence/base/sys.hpp"
+#include "ringfence/base/unique_fd.hpp"
 
 namespace rf::engine {
 namespace {
@@ -84,6 +86,22 @@ Status mask_proc_entries_in_child(int proc_fd, int root_fd, const std::string& p
   return result;
 }
 
+// Shell off: a memfd is outside every Landlock hierarchy, so a copy of any program in one would
+// run past the execute rule. vm.memfd_noexec is per PID namespace (it can only be raised below
+// the host's): 2 makes every memfd of this one non-executable and refuses MFD_EXEC. Only the
+// host's root may write it (sysctl files check the global uid), and kernels before 6.3 have no
+// such setting: then it is left as it is, and the dry run says so.
+Status refuse_memfd_exec(int proc_fd) {
+  base::UniqueFd f(::openat(proc_fd, "sys/vm/memfd_noexec", O_WRONLY | O_CLOEXEC));
+  if (!f.valid()) {
+    if (errno == ENOENT || errno == EACCES) return {};
+    return base::errno_error("shell off: cannot open /proc/sys/vm/memfd_noexec");
+  }
+  if (auto w = base::write_all(f.get(), "2"); !w)
+    return Error(w.error().code(), "shell off: cannot set vm.memfd_noexec: " + w.error().describe());
+  return {};
+}
+
 }  // namespace
 
 Status mount_proc_in_child(const ChildContext& ctx, int root_fd, int dir_fd, const spec::FsOp& op) {
@@ -97,6 +115,7 @@ Status mount_proc_in_child(const ChildContext& ctx, int root_fd, int dir_fd, con
   }
   auto proc = open_in_root(root_fd, op.dest, O_PATH | O_DIRECTORY);
   if (!proc) return Error(proc.error().code(), "Can't open " + op.dest);
+  if (ctx.spec->restrict_exec && (ctx.ns.pid || ctx.spec->pidns_fd)) RF_TRY(refuse_memfd_exec(proc->get()));
   for (const char* entry : kProcCovers) {
     // The real ids decide, as access(2) does in bwrap: a non-zero sandbox uid cannot write
     // these entries after exec anyway. That test misses what a uid 0 mapped to the host's

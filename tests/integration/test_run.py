@@ -15,7 +15,7 @@ import sys
 import time
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "helpers"))
-from rftest import SETPRIV, Suite, check, check_eq, fail, kill_pids  # noqa: E402
+from rftest import SETPRIV, Suite, check, check_eq, fail, kill_pids, require_program  # noqa: E402
 
 suite = Suite("integration-run")
 EXIT_BELOW_LEVEL, EXIT_TIMEOUT, EXIT_SETUP, EXIT_USAGE = 123, 124, 125, 2
@@ -292,6 +292,38 @@ def toggles(ctx):
     check("ls=126" in r.stdout, f"--shell off: other programs cannot be executed: {r.stdout!r} {r.stderr!r}")
     r = e.sh("echo ok", "--shell", "off")
     check_eq(r.stdout, "ok\n", "--shell off: the command itself runs")
+
+
+MEMFD_EXEC = """
+import os, sys
+fd = os.memfd_create("rf-copy", 0)
+os.write(fd, open("/usr/bin/id", "rb").read())
+try:
+    os.execv(f"/proc/self/fd/{fd}", ["rf-memfd-id"])
+except OSError as e:
+    print("refused", e.strerror)
+"""
+
+
+@suite.case()
+def shell_off_refuses_memfd_exec(ctx):
+    """A memfd lies outside every Landlock hierarchy: with the shell off a copy of a program in
+    one must not run (vm.memfd_noexec in the sandbox's PID namespace, which only the host's root
+    may set: for others the dry run says it is not enforced); with the shell on it does."""
+    e = Env(ctx)
+    require_program("/usr/bin/python3", "python3", "the memfd attack")
+    dry = e.run(["--shell", "off", "--dry-run", "--", "/usr/bin/python3", "-c", "pass"])
+    stated = "a copy of a program in a memfd can be executed" in dry.stdout
+    if ctx.unpriv or not os.path.exists("/proc/sys/vm/memfd_noexec"):
+        # only the host's root may set vm.memfd_noexec: the dry run must say it is not enforced
+        check(stated, f"--shell off: the dry run states the memfd limit: {dry.stdout!r}")
+    else:
+        check(not stated, f"--shell off as root: memfds are made non-executable: {dry.stdout!r}")
+        r = e.run(["--shell", "off", "--", "/usr/bin/python3", "-c", MEMFD_EXEC])
+        check("uid=" not in r.stdout and "refused" in r.stdout,
+              f"--shell off: a program copied into a memfd is not executed: {r.stdout!r} {r.stderr!r}")
+    r = e.run(["--", "/usr/bin/python3", "-c", MEMFD_EXEC])
+    check("uid=" in r.stdout, f"--shell on: the same copy runs (the test can tell): {r.stdout!r} {r.stderr!r}")
 
 
 @suite.case()
