@@ -150,9 +150,8 @@ void add_limits(RunPlan& plan, const HostFacts& host) {
       // The default bound without a user namespace of its own would count the user's host
       // processes: a desktop's threads could exhaust it before the sandbox forks once.
       plan.notes.push_back(
-          "pids limit: not enforced: without the sandbox's cgroup or user namespace RLIMIT_NPROC counts "
-          "every "
-          "process of the user on the host (" +
+          "pids limit: not enforced: without the sandbox's cgroup or user namespace, RLIMIT_NPROC "
+          "would count every process of the user on the host (" +
           why_not("pids") + "); --limit pids=N applies it anyway");
     } else {
       add(RLIMIT_NPROC, l.pids);
