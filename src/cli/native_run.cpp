@@ -133,6 +133,26 @@ void add_limits(RunPlan& plan, const HostFacts& host) {
     if (const auto* c = controller("pids")) {
       cg.pids = *l.pids;
       plan.limits.push_back("pids: the sandbox's cgroup (" + c->detail + ")");
+    } else if (plan.spec.ns.user && ::getuid() == 0) {
+      // uid 0 mapped to the host's root is never held by RLIMIT_NPROC.
+      plan.notes.push_back(
+          "pids limit: not enforced: RLIMIT_NPROC does not bind uid 0 mapped to the host's root (" +
+          why_not("pids") + ")");
+    } else if (plan.spec.ns.user) {
+      add(RLIMIT_NPROC, l.pids);
+      plan.limits.push_back("pids: RLIMIT_NPROC in the sandbox's user namespace");
+      plan.notes.push_back(
+          "pids limit: applied as RLIMIT_NPROC, which counts every process of the user in the sandbox's user "
+          "namespace on Linux 5.14 and later, every process of the user on the host before (" +
+          why_not("pids") + ")");
+    } else if (plan.settings.limits.pids == presets::preset(plan.settings.preset).limits.pids &&
+               plan.settings.preset == presets::PresetName::Balanced) {
+      // The default bound without a user namespace of its own would count the user's host
+      // processes: a desktop's threads could exhaust it before the sandbox forks once.
+      plan.notes.push_back(
+          "pids limit: not enforced: without the sandbox's cgroup or user namespace, RLIMIT_NPROC "
+          "would count every process of the user on the host (" +
+          why_not("pids") + "); --limit pids=N applies it anyway");
     } else {
       add(RLIMIT_NPROC, l.pids);
       plan.limits.push_back("pids: RLIMIT_NPROC");

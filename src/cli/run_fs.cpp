@@ -31,6 +31,29 @@ using base::Status;
 using spec::FsOp;
 using spec::OpKind;
 
+// Bounds of the writable tmpfs mounts of the kernel jail. "/" and /dev hold only mount points,
+// device nodes and links: their files take no space, a bound of 1M leaves room for nothing else.
+// /run holds sockets, locks and pid files. /tmp, /var/tmp and /dev/shm are for real work
+// (compilers' and package builds' temporary files, browsers' shared memory): a quarter of this
+// host's memory each unless --limit tmpfs=SIZE says otherwise, so together they stay below what
+// the host has, where the kernel's default would give each of them half.
+constexpr std::uint64_t kMountPointsSize = std::uint64_t{1} << 20;
+constexpr std::uint64_t kRunSize = std::uint64_t{64} << 20;
+constexpr std::uint64_t kMinScratchSize = std::uint64_t{64} << 20;
+
+std::uint64_t default_scratch_size() {
+  long pages = ::sysconf(_SC_PHYS_PAGES), page = ::sysconf(_SC_PAGESIZE);
+  std::uint64_t quarter = pages > 0 && page > 0 ? static_cast<std::uint64_t>(pages) * page / 4 : 0;
+  quarter &= ~((std::uint64_t{1} << 20) - 1);  // whole MiB
+  return std::max(quarter, kMinScratchSize);
+}
+
+std::string mib(std::uint64_t v) {
+  if (v % (std::uint64_t{1} << 30) == 0) return std::to_string(v >> 30) + "G";
+  if (v % (std::uint64_t{1} << 20) == 0) return std::to_string(v >> 20) + "M";
+  return std::to_string(v);
+}
+
 FsOp op(OpKind kind, std::string source, std::string dest) {
   FsOp o;
   o.kind = kind;
@@ -192,9 +215,36 @@ Status add_system_dirs(RunPlan& plan) {
   // the command may run as uid 0 or in a group the file is shared with.
   RF_TRY(cover_private_etc(plan));
   ops.push_back(op(OpKind::Proc, "", "/proc"));
-  ops.push_back(op(OpKind::Dev, "", "/dev"));
-  for (const char* d : {"/tmp", "/var/tmp", "/run"}) ops.push_back(op(OpKind::Tmpfs, "", d));
+  plan.spec.root_size = kMountPointsSize;
+  FsOp dev = op(OpKind::Dev, "", "/dev");
+  dev.size = kMountPointsSize;
+  ops.push_back(dev);
+  FsOp run = op(OpKind::Tmpfs, "", "/run");
+  run.size = kRunSize;
+  ops.push_back(run);
+  std::optional<std::uint64_t> scratch = scratch_size(plan);
+  for (const char* d : {"/tmp", "/var/tmp", "/dev/shm"}) {
+    FsOp t = op(OpKind::Tmpfs, "", d);
+    t.size = scratch;
+    ops.push_back(t);
+  }
+  plan.limits.push_back("tmpfs: / and /dev size=" + mib(kMountPointsSize) + ", /run size=" + mib(kRunSize));
+  if (scratch) {
+    plan.limits.push_back(
+        "tmpfs: /tmp, /var/tmp and /dev/shm size=" + mib(*scratch) + " each" +
+        (plan.settings.limits.tmpfs ? " (--limit tmpfs)" : " (a quarter of memory; --limit tmpfs=SIZE)"));
+  } else {
+    plan.notes.push_back(
+        "tmpfs size: /tmp, /var/tmp and /dev/shm may each take half the memory (--limit tmpfs=unlimited)");
+  }
   return {};
+}
+
+std::optional<std::uint64_t> scratch_size(const RunPlan& plan) {
+  const auto& t = plan.settings.limits.tmpfs;
+  if (!t) return default_scratch_size();
+  if (*t == presets::kUnlimited) return std::nullopt;
+  return *t;
 }
 
 namespace {
@@ -207,6 +257,7 @@ Status guard_dir(RunPlan& plan, const std::string& host, const std::string& insi
                  const std::vector<std::string>& protected_rel, int depth) {
   FsOp t = op(OpKind::Tmpfs, "", inside);  // writable: only the entries are guarded
   t.perms = 0700;
+  t.size = scratch_size(plan);
   plan.spec.fs_ops.push_back(t);
   base::UniqueFd fd(::open(host.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC));
   if (!fd.valid()) return base::errno_error("cannot read " + host);

@@ -9,6 +9,9 @@ namespace rf::cli {
 // /usr, the /bin-/lib* links or directories, /etc, /opt read-only; host secrets covered; new
 // /proc, minimal /dev, private /tmp, /var/tmp, /run.
 base::Status add_system_dirs(RunPlan& plan);
+// size= of the kernel jail's writable scratch tmpfs mounts (/tmp, /var/tmp, /dev/shm, the
+// writable agent directories): --limit tmpfs, else a quarter of memory; none for "unlimited".
+std::optional<std::uint64_t> scratch_size(const RunPlan& plan);
 // The throwaway HOME at the caller's home path (bound by prepare_home) and the agent's files.
 base::Status add_home(RunPlan& plan, const presets::AgentProfile& agent);
 // Soft jail: the agent's files for the throwaway HOME (directories linked, files copied).

@@ -451,12 +451,13 @@ Status bind_onto_in_child(const std::string& src, int target_fd, int root_fd, co
   return {};
 }
 
-Status prepare_root_in_child() {
+Status prepare_root_in_child(std::optional<std::uint64_t> root_size) {
   // Host mounts propagate in, nothing we do propagates out.
   if (::mount(nullptr, "/", nullptr, MS_SLAVE | MS_REC, nullptr) != 0) return fail("Failed to make / slave");
   const char* base_dir = nullptr;
+  std::string size = root_size ? "size=" + std::to_string(*root_size) : "";
   for (const char* cand : kBaseCandidates) {
-    if (::mount("tmpfs", cand, "tmpfs", MS_NODEV | MS_NOSUID, nullptr) == 0) {
+    if (::mount("tmpfs", cand, "tmpfs", MS_NODEV | MS_NOSUID, root_size ? size.c_str() : nullptr) == 0) {
       base_dir = cand;
       break;
     }

@@ -9,7 +9,7 @@
 namespace rf::engine {
 
 // "/" rslave, scratch tmpfs, /newroot and /oldroot, first pivot_root.
-base::Status prepare_root_in_child();
+base::Status prepare_root_in_child(std::optional<std::uint64_t> root_size);
 // Every FsOp in order, destinations resolved in-root.
 base::Status apply_ops_in_child(const ChildContext& ctx);
 // Detach the host (/oldroot) and pivot into /newroot.

@@ -19,13 +19,14 @@ struct LimitField {
   Unit unit;
 };
 
-constexpr std::array<LimitField, 6> kFields = {{
+constexpr std::array<LimitField, 7> kFields = {{
     {"memory", Unit::Size},
     {"pids", Unit::Count},
     {"nofile", Unit::Count},
     {"cpu", Unit::Cpu},
     {"core", Unit::Size},
     {"fsize", Unit::Size},
+    {"tmpfs", Unit::Size},
 }};
 
 // The 64-bit field of a limit name, or nullptr (cpu has its own type).
@@ -35,6 +36,7 @@ std::optional<std::uint64_t>* u64_field(Limits& l, std::string_view name) {
   if (name == "nofile") return &l.nofile;
   if (name == "core") return &l.core;
   if (name == "fsize") return &l.fsize;
+  if (name == "tmpfs") return &l.tmpfs;
   return nullptr;
 }
 
@@ -123,7 +125,7 @@ const LimitField* field_named(std::string_view name) {
 
 }  // namespace
 
-std::string_view limit_names() { return "memory, pids, nofile, cpu, core, fsize"; }
+std::string_view limit_names() { return "memory, pids, nofile, cpu, core, fsize, tmpfs"; }
 
 bool is_limit_name(std::string_view name) { return field_named(name) != nullptr; }
 
@@ -194,6 +196,7 @@ Limits merge(const Limits& lower, const Limits& higher) {
   if (higher.cpu_milli) out.cpu_milli = higher.cpu_milli;
   if (higher.core) out.core = higher.core;
   if (higher.fsize) out.fsize = higher.fsize;
+  if (higher.tmpfs) out.tmpfs = higher.tmpfs;
   return out;
 }
 
@@ -214,6 +217,7 @@ std::string format_limits(const Limits& l) {
   if (l.cpu_milli) add("cpu", *l.cpu_milli == 0 ? "unlimited" : format_cpu(*l.cpu_milli));
   u64("core", l.core, true);
   u64("fsize", l.fsize, true);
+  u64("tmpfs", l.tmpfs, true);
   return out;
 }
 

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: LGPL-2.1-or-later
 // The preset table of agent-sandbox.md as data; toggles over a preset; their stable text dumps.
 #include <array>
+#include <cstdint>
 
 #include "ringfence/presets/presets.hpp"
 
@@ -11,6 +12,12 @@ namespace {
 using base::make_error;
 
 constexpr std::array<std::string_view, 3> kLevelNames = {"soft", "landlock", "kernel"};
+
+// Balanced's process bound (threads count too): far above what parallel builds and agents use
+// (make -j64 runs a few hundred processes; node, JVM and browser test runs a few hundred threads
+// each), far below what a host allows (threads-max and the default RLIMIT_NPROC are tens of
+// thousands on a machine with a few GB), so a fork bomb stops in the sandbox.
+constexpr std::uint64_t kBalancedPids = 4096;
 
 // Hardened and read-only: a bounded process count and descriptor table, and no core dumps.
 // Balanced sets core=0 too: a crashing agent's dump holds its API key, and with a plain
@@ -39,6 +46,7 @@ std::vector<Preset> make_presets() {
   balanced.summary = "the default: kernel jail, project writable, network under the connect policy";
   balanced.seccomp = "default";
   balanced.limits.core = 0;
+  balanced.limits.pids = kBalancedPids;
   out.push_back(balanced);
 
   // Network off: a host-side web search would be the one way left to carry data out (in the

@@ -108,6 +108,10 @@ def sandbox_groups(parent):
     return sorted(n for n in os.listdir(parent) if n.startswith("ringfence-")) if parent else []
 
 
+def ours(name, launcher):
+    return name == f"ringfence-{launcher}" or name.startswith(f"ringfence-{launcher}-")
+
+
 def read(path):
     with open(path) as f:
         return f.read().strip()
@@ -152,7 +156,9 @@ def groups_written_joined_removed(ctx):
             for c, parent in parents.items():
                 if not parent or c in seen:
                     continue
-                new = [n for n in sandbox_groups(parent) if n not in before[c]]
+                # Other suites' sandboxes may come and go meanwhile: ours is named after its
+                # launcher (setpriv execs it, so the pid is the same).
+                new = [n for n in sandbox_groups(parent) if n not in before[c] and ours(n, p.pid)]
                 if new:
                     seen[c] = os.path.join(parent, new[0])
             time.sleep(0.05)
@@ -187,7 +193,8 @@ def groups_written_joined_removed(ctx):
     check("ringfence-" in out, f"the command sees itself in the sandbox's group: {out!r}")
     for c, parent in parents.items():
         if parent:
-            check_eq(sandbox_groups(parent), before[c], f"the {c} group is removed after the run")
+            left = [n for n in sandbox_groups(parent) if ours(n, p.pid)]
+            check_eq(left, [], f"the {c} group is removed after the run")
 
 
 @suite.case()
@@ -257,6 +264,126 @@ def escaped_process_killed_with_the_group(ctx):
             pass
     check_eq(left, [], "nothing of the sandbox survives, even outside its process tree")
 
+
+DEFAULT_PIDS = 4096  # balanced's bound (docs/run.md)
+
+
+@suite.case()
+def default_pids_bound(ctx):
+    """Without --limit the default preset bounds the sandbox's tasks at the documented value:
+    pids.max of its own group where the host gives one, else RLIMIT_NPROC in its user namespace
+    (uid 65534) ; the dry run says which."""
+    e = Env(ctx)
+    r = e.run(["--dry-run", "--", "true"])
+    check_eq(r.returncode, 0, f"dry run: {r.stderr}")
+    check(f"pids={DEFAULT_PIDS}" in r.stdout, f"the preset's limits show the bound: {r.stdout}")
+    parent = usable("pids", e.uid)
+    if parent:
+        check("limit pids: the sandbox's cgroup" in r.stdout, f"enforced by the cgroup: {r.stdout}")
+    elif e.uid != 0:
+        check("limit pids: RLIMIT_NPROC in the sandbox's user namespace" in r.stdout,
+              f"enforced by RLIMIT_NPROC: {r.stdout}")
+    else:
+        raise Skip("root without a usable pids controller: the dry run says it is not enforced")
+    before = sandbox_groups(parent)
+    p = e.spawn(["--", "python3", "-c", "import resource, time; "
+                 "print(resource.getrlimit(resource.RLIMIT_NPROC)[0], flush=True); time.sleep(2)"])
+    try:
+        seen = None
+        deadline = time.monotonic() + 10
+        while parent and seen is None and time.monotonic() < deadline:
+            new = [n for n in sandbox_groups(parent) if n not in before and ours(n, p.pid)]
+            if new:
+                seen = os.path.join(parent, new[0])
+            time.sleep(0.05)
+        if parent:
+            check(seen is not None, f"a pids group for the sandbox under {parent}")
+            time.sleep(0.3)
+            check_eq(read(os.path.join(seen, "pids.max")), str(DEFAULT_PIDS), "pids.max of the sandbox's group")
+        out, err = p.communicate(timeout=30)
+    finally:
+        if p.poll() is None:
+            p.kill()
+            p.wait()
+    check_eq(p.returncode, 0, f"run: {err}")
+    if not parent:
+        check_eq(out.strip(), str(DEFAULT_PIDS), "RLIMIT_NPROC inside the sandbox")
+
+
+@suite.case()
+def default_pids_refuses_a_thread_flood(ctx):
+    """Tasks started without end (threads, which count as processes and cost the host little) are
+    refused a little before the default bound, never near the host's own limits; at most 6000
+    are tried, and they die with the command."""
+    e = Env(ctx)
+    if e.uid == 0 and not usable("pids", 0):
+        raise Skip("root without a usable pids controller: nothing bounds the sandbox's tasks")
+    script = ("import os, threading\n"
+              "threading.stack_size(65536)\n"
+              "ev = threading.Event()\n"
+              "n = 0\n"
+              "try:\n"
+              "    while n < 6000:\n"
+              "        threading.Thread(target=ev.wait, daemon=True).start()\n"
+              "        n += 1\n"
+              "    print('started', n, flush=True)\n"
+              "except RuntimeError:\n"
+              "    print('refused', n, flush=True)\n"
+              "os._exit(0)\n")
+    r = e.run(["--", "python3", "-c", script], timeout=120)
+    check_eq(r.returncode, 0, f"run: {r.stderr!r}")
+    words = r.stdout.split()
+    check(len(words) == 2 and words[0] == "refused", f"the flood is refused: {r.stdout!r} {r.stderr!r}")
+    if len(words) == 2:
+        n = int(words[1])
+        check(DEFAULT_PIDS - 64 < n < DEFAULT_PIDS, f"refused at the sandbox's bound, not another ({n} started)")
+
+
+def mounts_inside(e, extra=()):
+    r = e.run(list(extra) + ["--", "cat", "/proc/self/mountinfo"])
+    check_eq(r.returncode, 0, f"run: {r.stderr!r}")
+    out = []
+    for line in r.stdout.splitlines():
+        left, right = line.split(" - ", 1)
+        fields = left.split()
+        fstype, _source, superopts = right.split()[:3]
+        out.append((fields[4], fields[5].split(","), fstype, superopts.split(",")))
+    return out
+
+
+@suite.case()
+def writable_tmpfs_sized(ctx):
+    """Every writable tmpfs of the sandbox has a size=: "/", /dev and /run small ones, /tmp,
+    /var/tmp and /dev/shm the scratch bound (here set with --limit tmpfs)."""
+    e = Env(ctx)
+    default = [(mp, sup) for mp, opts, fs, sup in mounts_inside(e) if fs == "tmpfs" and "rw" in opts]
+    check(len(default) >= 6, f"the sandbox has its writable tmpfs mounts: {default}")
+    for mp, sup in default:
+        check(any(o.startswith("size=") for o in sup), f"{mp} has a size by default: {sup}")
+    mounts = mounts_inside(e, ["--limit", "tmpfs=8M"])
+    writable = [(mp, sup) for mp, opts, fs, sup in mounts if fs == "tmpfs" and "rw" in opts]
+    for mp, sup in writable:
+        check(any(o.startswith("size=") for o in sup), f"{mp} has a size: {sup}")
+    sizes = {mp: next((o for o in sup if o.startswith("size=")), "") for mp, sup in writable}
+    for mp in ("/tmp", "/var/tmp", "/dev/shm"):
+        check_eq(sizes.get(mp), "size=8192k", f"{mp} takes --limit tmpfs")
+    for mp in ("/", "/dev"):
+        check_eq(sizes.get(mp), "size=1024k", f"{mp} holds only mount points")
+    check_eq(sizes.get("/run"), "size=65536k", "/run")
+
+
+@suite.case()
+def writing_past_a_tmpfs_bound_fails(ctx):
+    """Writing past the bound of /tmp (--limit tmpfs=4M) or of /dev (mount points only) fails
+    with ENOSPC; within it, it works."""
+    e = Env(ctx)
+    r = e.run(["--", "sh", "-c", "dd if=/dev/zero of=/dev/fill bs=1M count=4 2>&1 | grep -c 'No space left'"])
+    check_eq((r.returncode, r.stdout.split()), (0, ["1"]), f"/dev is full past 1M by default: {r.stderr!r}")
+    script = ("dd if=/dev/zero of=/tmp/fill bs=1M count=2 2>/dev/null && echo small-ok; "
+              "dd if=/dev/zero of=/tmp/fill2 bs=1M count=8 2>&1 | grep -c 'No space left'")
+    r = e.run(["--limit", "tmpfs=4M", "--", "sh", "-c", script])
+    check_eq(r.returncode, 0, f"run: {r.stderr!r}")
+    check_eq(r.stdout.split(), ["small-ok", "1"], "within the bound of /tmp it works, past it ENOSPC")
 
 if __name__ == "__main__":
     sys.exit(suite.main())

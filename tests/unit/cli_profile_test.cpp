@@ -142,13 +142,15 @@ TEST_CASE("profile: unknown keys, with their position") {
   CHECK(error_of("[env]\nunset = []\n") == "p.toml:2:1: unknown key \"unset\" in [env] (valid: pass, set)");
   CHECK(error_of("[network]\nallowed = []\n") ==
         "p.toml:2:1: unknown key \"allowed\" in [network] (valid: allow, deny)");
-  CHECK(error_of("[limits]\nswap = \"1G\"\n") ==
-        "p.toml:2:1: unknown key \"swap\" in [limits] (valid: memory, pids, nofile, cpu, core, fsize)");
+  CHECK(
+      error_of("[limits]\nswap = \"1G\"\n") ==
+      "p.toml:2:1: unknown key \"swap\" in [limits] (valid: memory, pids, nofile, cpu, core, fsize, tmpfs)");
   CHECK(error_of("[limits]\nswap = true\n").starts_with("p.toml:2:1: unknown key \"swap\""));
   CHECK(error_of("[toggles.extra]\nx = 1\n").starts_with("p.toml:1:"));
   // A top-level key written after a table belongs to that table: say so.
   CHECK(error_of("[limits]\nmemory = \"1G\"\nrequire = \"kernel\"\n") ==
-        "p.toml:3:1: unknown key \"require\" in [limits] (valid: memory, pids, nofile, cpu, core, fsize); "
+        "p.toml:3:1: unknown key \"require\" in [limits] (valid: memory, pids, nofile, cpu, core, fsize, "
+        "tmpfs); "
         "top-level keys go before the first [table]");
 }
 

@@ -39,6 +39,7 @@ TEST_CASE("the preset table follows agent-sandbox.md") {
   CHECK(balanced.seccomp == "default");
   CHECK_FALSE(balanced.new_session);
   CHECK(balanced.limits.core == 0u);
+  CHECK(balanced.limits.pids == 4096u);
 
   const Preset& hardened = preset(PresetName::Hardened);
   CHECK(hardened.id == "hardened");
@@ -237,7 +238,7 @@ TEST_CASE("parse_limits: errors name the bad item") {
         "limit \"memory=2X\": bad value \"2X\" for limit memory: expected bytes, or a number with a K, M, "
         "G or T suffix");
   CHECK(limit_error("pids=256,swap=1G") ==
-        "limit \"swap=1G\": unknown limit \"swap\" (valid: memory, pids, nofile, cpu, core, fsize)");
+        "limit \"swap=1G\": unknown limit \"swap\" (valid: memory, pids, nofile, cpu, core, fsize, tmpfs)");
   CHECK(limit_error("pids") == "limit \"pids\" needs a value (e.g. pids=...)");
   CHECK(limit_error("pids=1,,nofile=2") == "empty item in limit list \"pids=1,,nofile=2\"");
   CHECK(limit_error("pids=1,") == "empty item in limit list \"pids=1,\"");

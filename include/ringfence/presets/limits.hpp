@@ -23,16 +23,17 @@ struct Limits {
   std::optional<std::uint32_t> cpu_milli;  // CPUs x 1000 ("1.5" = 1500; 0 = no quota): cpu.max
   std::optional<std::uint64_t> core;       // bytes: RLIMIT_CORE (0 = no core dumps)
   std::optional<std::uint64_t> fsize;      // bytes: RLIMIT_FSIZE
+  std::optional<std::uint64_t> tmpfs;      // bytes: size= of each scratch tmpfs (/tmp, /var/tmp, /dev/shm)
 
   bool operator==(const Limits&) const = default;
   [[nodiscard]] bool empty() const { return *this == Limits{}; }
 };
 
-// The limit names, in canonical order: "memory, pids, nofile, cpu, core, fsize".
+// The limit names, in canonical order: "memory, pids, nofile, cpu, core, fsize, tmpfs".
 std::string_view limit_names();
 bool is_limit_name(std::string_view name);
 
-// Set one limit from its text form. Sizes (memory, core, fsize) take a plain byte count or a
+// Set one limit from its text form. Sizes (memory, core, fsize, tmpfs) take a plain byte count or a
 // K, M, G or T suffix (powers of 1024, either case); counts (pids, nofile) are plain numbers;
 // cpu is a count of CPUs with up to three decimals ("2", "0.5"). "unlimited"/"max" lift a limit
 // (cpu included). The error names the limit and the bad value.

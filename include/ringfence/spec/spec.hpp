@@ -199,6 +199,9 @@ struct Spec {
   // says, and entries about the host's keys, timers and kernel memory hidden (bwrap mode keeps
   // bwrap's rule: cover only what the caller could write).
   bool proc_masks = false;
+  // Native mode: size= (bytes) of the tmpfs that becomes "/" (it holds mount points only); unset,
+  // the kernel's default (half the memory), as bwrap does.
+  std::optional<std::uint64_t> root_size;
   // The landlock level (with soft_jail): a Landlock filesystem ruleset applied to the command
   // before exec, after no_new_privs. Each rule gives rights on a host path and everything
   // beneath it; every path not covered is refused. The engine maps the rights onto the kernel's

@@ -239,7 +239,7 @@ static void devices(const struct attack* a) {
   acc_done(&acc, NULL);
 }
 
-// MNT-10 (report): writable tmpfs without a size.
+// MNT-10: every writable tmpfs has a size.
 static void tmpfs_sizes(const struct attack* a) {
   (void)a;
   ssize_t n = read_file("/proc/self/mountinfo", big, sizeof big);
@@ -575,8 +575,7 @@ void register_fs_attacks(void) {
   add_attack("MNT-08", "MNT-08", LV_KL, hardlink_out, 0, NULL, "hard links from outside into the project");
   add_attack("MNT-09", "MNT-09", LV_KL, devices, 0, NULL,
              "device nodes (kmsg, mem, kvm, tun, vsock, disks) and mknod");
-  add_attack("MNT-10", "MNT-10", LV_NONE, tmpfs_sizes, 0, NULL,
-             "writable tmpfs without a size limit (report)");
+  add_attack("MNT-10", "MNT-10", LV_K, tmpfs_sizes, 0, NULL, "writable tmpfs without a size limit");
   add_attack("MNT-11", "MNT-11", LV_NONE, mountinfo_paths, 0, NULL, "host paths in mountinfo (report)");
   add_attack("TTY-01", "TTY-01", LV_ALL, tiocsti, 0, NULL, "TIOCSTI input injection into the terminal");
   add_attack("TTY-02", "TTY-02", LV_ALL, tiocsti, 1, NULL,
