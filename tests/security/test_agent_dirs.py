@@ -25,6 +25,7 @@ usage: test_agent_dirs.py RINGFENCE PROBE (the harness wants a probe; none is ru
 
 import json
 import os
+import stat
 import subprocess
 import sys
 
@@ -188,6 +189,8 @@ def snapshot(top):
                 snap[rel] = "link -> " + os.readlink(path)
             elif os.path.isdir(path):
                 snap[rel] = f"dir mode={st.st_mode:o}"
+            elif not stat.S_ISREG(st.st_mode):  # a FIFO the attack made: never opened
+                snap[rel] = f"special mode={st.st_mode:o}"
             else:
                 with open(path, "rb") as f:
                     snap[rel] = f"file mode={st.st_mode:o} " + f.read().decode(errors="replace")
