@@ -182,6 +182,40 @@ Status copy_file(const std::string& from, const std::string& to, mode_t mode) {
   return {};
 }
 
+// The agent's missing writable directories (plan.agent_make), made by the user below the agent's
+// directory without following a link. Where the user cannot make one, neither could the sandbox:
+// its bind or rule is dropped.
+Status make_agent_entries(RunPlan& plan) {
+  for (const auto& e : plan.agent_make) {
+    base::UniqueFd dir(::open(e.top.c_str(), O_PATH | O_DIRECTORY | O_CLOEXEC));
+    if (!dir.valid()) return base::errno_error("cannot open " + e.top);
+    int err = 0;
+    for (const auto& part : base::components(e.rel)) {
+      if (::mkdirat(dir.get(), part.c_str(), 0700) != 0 && errno != EEXIST) {
+        err = errno;
+        break;
+      }
+      dir = base::UniqueFd(::openat(dir.get(), part.c_str(), O_PATH | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC));
+      if (!dir.valid()) {
+        err = errno;
+        break;
+      }
+    }
+    const std::string path = e.top + "/" + e.rel;
+    if (err == EACCES || err == EROFS || err == EPERM) {
+      auto& ops = plan.spec.fs_ops;
+      ops.erase(std::remove_if(ops.begin(), ops.end(), [&](const FsOp& o) { return o.source == path; }),
+                ops.end());
+      auto& rules = plan.spec.landlock_rules;
+      rules.erase(std::remove_if(rules.begin(), rules.end(), [&](const auto& r) { return r.path == path; }),
+                  rules.end());
+    } else if (err != 0) {  // a link or a file on the way: the engine would refuse it anyway
+      return Error(err, "cannot make " + path);
+    }
+  }
+  return {};
+}
+
 }  // namespace
 
 Status add_system_dirs(RunPlan& plan) {
@@ -249,80 +283,95 @@ std::optional<std::uint64_t> scratch_size(const RunPlan& plan) {
 
 namespace {
 
-// A writable agent directory with read-only entries inside (settings, hooks, plugins that later
-// host sessions trust): a tmpfs in its place, each host entry bound back in (read-only when
-// protected), so a protected entry the host lacks cannot be created on the host. New top-level
-// entries land in the tmpfs and are not kept.
-Status guard_dir(RunPlan& plan, const std::string& host, const std::string& inside,
-                 const std::vector<std::string>& protected_rel, int depth) {
-  FsOp t = op(OpKind::Tmpfs, "", inside);  // writable: only the entries are guarded
-  t.perms = 0700;
-  t.size = scratch_size(plan);
-  plan.spec.fs_ops.push_back(t);
-  base::UniqueFd fd(::open(host.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC));
-  if (!fd.valid()) return base::errno_error("cannot read " + host);
-  DIR* d = ::fdopendir(fd.release());
-  if (!d) return base::errno_error("cannot read " + host);
-  std::vector<std::pair<std::string, bool>> entries;
-  while (dirent* e = ::readdir(d)) {
-    std::string n = e->d_name;
-    if (n == "." || n == "..") continue;
-    struct stat st {};
-    bool is_dir = ::fstatat(::dirfd(d), e->d_name, &st, AT_SYMLINK_NOFOLLOW) == 0 && S_ISDIR(st.st_mode);
-    entries.emplace_back(n, is_dir);
+// `rel` below the open directory `top`, following no link: 0 when it is there as `directory`
+// says, ENOENT when it (or a directory on the way) is missing, else the reason it is left out.
+int look_below(int top, const std::string& rel, bool directory) {
+  std::vector<std::string> parts = base::components(rel);
+  base::UniqueFd dir(::fcntl(top, F_DUPFD_CLOEXEC, 0));
+  for (std::size_t k = 0; dir.valid() && k + 1 < parts.size(); ++k) {
+    dir =
+        base::UniqueFd(::openat(dir.get(), parts[k].c_str(), O_PATH | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC));
+    if (!dir.valid()) return errno == ENOENT ? ENOENT : ELOOP;
   }
-  ::closedir(d);
-  for (const auto& [name, is_dir] : entries) {
-    bool prot = std::find(protected_rel.begin(), protected_rel.end(), name) != protected_rel.end();
-    std::vector<std::string> below;
-    for (const auto& p : protected_rel)
-      if (p.rfind(name + "/", 0) == 0) below.push_back(p.substr(name.size() + 1));
-    std::string h = host + "/" + name, in = inside + "/" + name;
-    if (prot) {
-      plan.spec.fs_ops.push_back(op(OpKind::RoBind, h, in));
-    } else if (!below.empty() && is_dir && depth < 8) {
-      RF_TRY(guard_dir(plan, h, in, below, depth + 1));
-    } else {
-      plan.spec.fs_ops.push_back(op(OpKind::Bind, h, in));
-    }
-  }
-  return {};
+  if (!dir.valid() || parts.empty()) return EINVAL;
+  struct stat st {};
+  if (::fstatat(dir.get(), parts.back().c_str(), &st, AT_SYMLINK_NOFOLLOW) != 0) return errno;
+  if (S_ISLNK(st.st_mode)) return ELOOP;
+  if (directory ? !S_ISDIR(st.st_mode) : !S_ISREG(st.st_mode)) return directory ? ENOTDIR : EISDIR;
+  return 0;
 }
 
 }  // namespace
+
+base::Result<std::vector<AgentItem>> agent_items(RunPlan& plan, const presets::AgentProfile& agent,
+                                                 const std::string& real_home) {
+  std::vector<AgentItem> out;
+  std::vector<std::string> present;  // the list's directories found on the host
+  for (const auto& c : agent.config) {
+    AgentItem item;
+    item.config = &c;
+    item.host = real_home + "/" + c.path;
+    for (const auto& other : agent.config) {
+      if (&other == &c) break;
+      if (other.directory && c.path.starts_with(other.path + "/")) {
+        item.parent = other.path;
+        break;
+      }
+    }
+    if (!item.parent.empty()) {
+      if (std::find(present.begin(), present.end(), item.parent) == present.end()) continue;
+      const std::string top = real_home + "/" + item.parent;
+      base::UniqueFd fd(::open(top.c_str(), O_PATH | O_DIRECTORY | O_CLOEXEC));
+      if (!fd.valid()) continue;
+      const bool rw = c.access == presets::Access::ReadWrite;
+      int why = look_below(fd.get(), c.path.substr(item.parent.size() + 1), c.directory);
+      if (why == ENOENT && rw && c.directory) {
+        item.make = true;
+      } else if (why == ELOOP || why == ENOTDIR || why == EISDIR) {
+        plan.notes.push_back("agent: " + item.host + " is " +
+                             (why == ELOOP ? "a symbolic link" : "not of the kind expected") +
+                             ": left as it is, read-only");
+        continue;
+      } else if (why != 0) {
+        continue;
+      }
+      if (c.directory) present.push_back(c.path);
+      out.push_back(std::move(item));
+      continue;
+    }
+    struct stat st {};
+    if (::stat(item.host.c_str(), &st) != 0) {
+      if (c.optional) continue;
+      return base::errno_error("agent " + agent.name + " needs " + item.host);
+    }
+    if (c.transfer == presets::Transfer::Copy) {
+      if (S_ISREG(st.st_mode)) plan.copies.push_back({item.host, c.path, false});
+      continue;
+    }
+    if (c.directory && S_ISDIR(st.st_mode)) present.push_back(c.path);
+    out.push_back(std::move(item));
+  }
+  return out;
+}
 
 Status add_home(RunPlan& plan, const presets::AgentProfile& agent) {
   const char* real = ::getenv("HOME");
   std::string real_home = real && *real == '/' ? base::normalize(real) : plan.home_inside;
   // The throwaway directory is bound here by prepare_home (its path is not known yet); the
-  // agent's directories are bound into it, its private files copied (never back).
+  // agent's directories are bound into it, its private files copied (never back). An entry
+  // inside an agent directory is bound over it, found below it without following a link.
   plan.spec.fs_ops.push_back(op(OpKind::Bind, "", plan.home_inside));
-  const auto& config = agent.config;
-  for (std::size_t i = 0; i < config.size(); ++i) {
-    const auto& c = config[i];
-    std::string host = real_home + "/" + c.path;
-    struct stat st {};
-    if (::stat(host.c_str(), &st) != 0) {
-      if (c.optional) continue;
-      return base::errno_error("agent " + agent.name + " needs " + host);
+  RF_TRY_ASSIGN(items, agent_items(plan, agent, real_home));
+  for (const auto& item : items) {
+    const auto& c = *item.config;
+    FsOp o = op(c.access == presets::Access::ReadWrite ? OpKind::Bind : OpKind::RoBind, item.host,
+                plan.home_inside + "/" + c.path);
+    if (!item.parent.empty()) {
+      o.source_beneath = real_home + "/" + item.parent;
+      o.dest_beneath = plan.home_inside + "/" + item.parent;
     }
-    std::string inside = plan.home_inside + "/" + c.path;
-    bool rw = c.access == presets::Access::ReadWrite;
-    if (c.transfer == presets::Transfer::Copy) {
-      if (S_ISREG(st.st_mode)) plan.copies.push_back({host, c.path, false});
-      continue;
-    }
-    // Read-only entries listed after a writable directory, inside it, are guarded there.
-    std::vector<std::string> protected_rel;
-    for (std::size_t j = i + 1; rw && S_ISDIR(st.st_mode) && j < config.size(); ++j)
-      if (config[j].access == presets::Access::ReadOnly && config[j].path.rfind(c.path + "/", 0) == 0)
-        protected_rel.push_back(config[j].path.substr(c.path.size() + 1));
-    if (!protected_rel.empty()) {
-      RF_TRY(guard_dir(plan, host, inside, protected_rel, 0));
-      for (std::size_t j = i + 1; j < config.size() && config[j].path.rfind(c.path + "/", 0) == 0; ++j) ++i;
-      continue;
-    }
-    plan.spec.fs_ops.push_back(op(rw ? OpKind::Bind : OpKind::RoBind, host, inside));
+    if (item.make) plan.agent_make.push_back({o.source_beneath, c.path.substr(item.parent.size() + 1)});
+    plan.spec.fs_ops.push_back(o);
   }
   return {};
 }
@@ -432,6 +481,7 @@ Status prepare_home(RunPlan& plan) {
     base_dir = "/tmp/ringfence-" + std::to_string(::getuid());
   }
   RF_TRY(make_git_entries(plan));
+  RF_TRY(make_agent_entries(plan));
   if (plan.settings.project_writable) scan_autorun(plan);
   RF_TRY(make_dir(base_dir, 0700));
   std::string tmpl = base_dir + "/home-XXXXXX";

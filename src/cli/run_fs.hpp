@@ -16,6 +16,19 @@ std::optional<std::uint64_t> scratch_size(const RunPlan& plan);
 base::Status add_home(RunPlan& plan, const presets::AgentProfile& agent);
 // Soft jail: the agent's files for the throwaway HOME (directories linked, files copied).
 base::Status add_soft_home(RunPlan& plan, const presets::AgentProfile& agent);
+// The agent's list as it is on the host, for both jails. An entry inside an earlier directory
+// of the list (`parent`, relative to HOME) is looked up below that directory without following
+// a link: a link, an entry of the other kind or a missing file is left as the host has it
+// (read-only in that directory); a missing writable directory is to be made (`make`). Copies
+// go to plan.copies.
+struct AgentItem {
+  const presets::ConfigPath* config = nullptr;
+  std::string host;    // its host path
+  std::string parent;  // nested: the directory of the list it lies in; empty at the top
+  bool make = false;
+};
+base::Result<std::vector<AgentItem>> agent_items(RunPlan& plan, const presets::AgentProfile& agent,
+                                                 const std::string& real_home);
 // The project at its own path, its git directory protected (protect_git).
 base::Status add_project(RunPlan& plan, const RunOptions& opts);
 // --bind / --ro-bind SRC[:DST]; no link in the project is followed at either end.

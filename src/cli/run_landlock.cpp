@@ -116,67 +116,22 @@ void add_parents(RunPlan& plan, const std::string& rel) {
   }
 }
 
-// A writable agent directory with read-only entries (its settings, hooks, plugins: PER-03): a
-// real directory in the throwaway HOME with each host entry linked into it. Writable entries are
-// granted read-write, protected ones read and execute, so a protected file cannot be written,
-// and one the host lacks cannot be created there (a new top-level entry lands in the throwaway
-// directory and is not kept, as in the kernel jail). Symlinks among the entries are linked but
-// granted nothing: their targets need a rule of their own.
-Status guard_agent_dir(RunPlan& plan, const std::string& host, const std::string& rel,
-                       const std::vector<std::string>& protected_rel, int depth) {
-  add_parents(plan, rel);
-  plan.home_dirs.push_back(rel);
-  RF_TRY_ASSIGN(names, entries_of(host));
-  for (const auto& name : names) {
-    bool prot = std::find(protected_rel.begin(), protected_rel.end(), name) != protected_rel.end();
-    std::vector<std::string> below;
-    for (const auto& p : protected_rel)
-      if (p.rfind(name + "/", 0) == 0) below.push_back(p.substr(name.size() + 1));
-    const std::string h = host + "/" + name, r = rel + "/" + name;
-    struct stat st {};
-    if (::lstat(h.c_str(), &st) != 0) continue;
-    if (S_ISLNK(st.st_mode)) {
-      plan.home_links.emplace_back(r, h);
-    } else if (prot) {
-      plan.home_links.emplace_back(r, h);
-      rule(plan, h, kR | kX);
-    } else if (!below.empty() && S_ISDIR(st.st_mode) && depth < 8) {
-      RF_TRY(guard_agent_dir(plan, h, r, below, depth + 1));
-    } else {
-      plan.home_links.emplace_back(r, h);
-      rule(plan, h, kR | kW | kX);
-    }
-  }
-  return {};
-}
-
+// The agent's directories linked into the throwaway HOME and granted as its list says: its own
+// directory read and execute, so that nothing can be changed, replaced or made at its top (no
+// rename, link or removal either), and the writable entries inside it read-write. Those are
+// reached through the linked directory and need no link of their own.
 Status add_agent(RunPlan& plan, const presets::AgentProfile& agent, const std::string& real_home) {
-  const auto& config = agent.config;
-  for (std::size_t i = 0; i < config.size(); ++i) {
-    const auto& c = config[i];
-    const std::string host = real_home + "/" + c.path;
-    struct stat st {};
-    if (::stat(host.c_str(), &st) != 0) {
-      if (c.optional) continue;
-      return base::errno_error("agent " + agent.name + " needs " + host);
-    }
+  RF_TRY_ASSIGN(items, agent_items(plan, agent, real_home));
+  for (const auto& item : items) {
+    const auto& c = *item.config;
     const bool rw = c.access == presets::Access::ReadWrite;
-    if (c.transfer == presets::Transfer::Copy) {
-      if (S_ISREG(st.st_mode)) plan.copies.push_back({host, c.path, false});
-      continue;
+    if (item.parent.empty()) {
+      add_parents(plan, c.path);
+      plan.home_links.emplace_back(c.path, item.host);
     }
-    std::vector<std::string> protected_rel;
-    for (std::size_t j = i + 1; rw && S_ISDIR(st.st_mode) && j < config.size(); ++j)
-      if (config[j].access == presets::Access::ReadOnly && config[j].path.rfind(c.path + "/", 0) == 0)
-        protected_rel.push_back(config[j].path.substr(c.path.size() + 1));
-    if (!protected_rel.empty()) {
-      RF_TRY(guard_agent_dir(plan, host, c.path, protected_rel, 0));
-      for (std::size_t j = i + 1; j < config.size() && config[j].path.rfind(c.path + "/", 0) == 0; ++j) ++i;
-      continue;
-    }
-    add_parents(plan, c.path);
-    plan.home_links.emplace_back(c.path, host);
-    rule(plan, host, rw ? kR | kW | kX : kR | kX);
+    if (item.make)
+      plan.agent_make.push_back({real_home + "/" + item.parent, c.path.substr(item.parent.size() + 1)});
+    rule(plan, item.host, rw ? kR | kW | kX : kR | kX);
   }
   return {};
 }

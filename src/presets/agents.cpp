@@ -11,32 +11,41 @@ namespace rf::presets {
 
 namespace {
 
-ConfigPath dir_rw(std::string path) {
-  return {std::move(path), true, Access::ReadWrite, Transfer::Bind, true};
-}
 ConfigPath dir_ro(std::string path) {
   return {std::move(path), true, Access::ReadOnly, Transfer::Bind, true};
 }
-ConfigPath file_ro(std::string path) {
-  return {std::move(path), false, Access::ReadOnly, Transfer::Bind, true};
+// Inside a read-only agent directory: bound back writable. Made (empty, by the user) on the host
+// where missing, so that the agent can work from its first run.
+ConfigPath dir_rw(std::string path) {
+  return {std::move(path), true, Access::ReadWrite, Transfer::Bind, true};
+}
+// Inside a read-only agent directory: a file the agent writes in place (credentials it
+// refreshes, history it appends to). Not made where missing: an empty one may not parse.
+ConfigPath file_rw(std::string path) {
+  return {std::move(path), false, Access::ReadWrite, Transfer::Bind, true};
 }
 ConfigPath private_copy(std::string path) {
   return {std::move(path), false, Access::ReadWrite, Transfer::Copy, true};
 }
 
-// Each agent keeps its login and state under its own dot-directory, which it needs writable
-// (sessions, history, token refresh). Inside it, what steers later sessions on the host is
-// read-only: settings (permissions, hooks, MCP server commands), hooks, plugins, commands,
-// skills and the user-level instruction file. Anything wider (the editor's ~/.config/Cursor,
-// the whole ~/.config) stays out: it holds other tools' state and secrets.
+// Each agent keeps its login and state under its own dot-directory. That directory is read-only,
+// and only what the agent writes to work is bound back writable in it: sessions and history,
+// todos, logs and telemetry caches, the credentials file it refreshes. Everything else stays as
+// the host has it, and no new name can be made beside them: settings (permissions, hooks, MCP
+// server commands), hooks, plugins, commands, skills, instruction files, environment files the
+// CLI loads (~/.gemini/.env), the launcher script of a local install (~/.claude/local/claude),
+// which later sessions on the host run unsandboxed (threat-model.md PER-03). Anything wider (the
+// editor's ~/.config/Cursor, the whole ~/.config) stays out: it holds other tools' state and
+// secrets.
 std::vector<AgentProfile> make_agents() {
   std::vector<AgentProfile> out;
   out.push_back(AgentProfile{
       "claude",
       "Claude Code",
-      {dir_rw(".claude"), file_ro(".claude/settings.json"), file_ro(".claude/CLAUDE.md"),
-       dir_ro(".claude/hooks"), dir_ro(".claude/commands"), dir_ro(".claude/agents"),
-       dir_ro(".claude/skills"), dir_ro(".claude/plugins"),
+      {dir_ro(".claude"), dir_rw(".claude/projects"), dir_rw(".claude/todos"), dir_rw(".claude/statsig"),
+       dir_rw(".claude/shell-snapshots"), dir_rw(".claude/session-env"), dir_rw(".claude/file-history"),
+       dir_rw(".claude/debug"), dir_rw(".claude/plans"), file_rw(".claude/history.jsonl"),
+       file_rw(".claude/.credentials.json"),
        // Rewritten by rename at every start; holds MCP servers and per-project tool grants.
        private_copy(".claude.json")},
       {"ANTHROPIC_API_KEY", "ANTHROPIC_AUTH_TOKEN", "CLAUDE_CODE_OAUTH_TOKEN", "DISABLE_AUTOUPDATER",
@@ -50,9 +59,9 @@ std::vector<AgentProfile> make_agents() {
   out.push_back(AgentProfile{
       "codex",
       "OpenAI Codex CLI",
-      // config.toml sets the approval and sandbox policy, MCP servers and the notify command.
-      {dir_rw(".codex"), file_ro(".codex/config.toml"), file_ro(".codex/AGENTS.md"), dir_ro(".codex/prompts"),
-       dir_ro(".codex/rules"), dir_ro(".codex/skills")},
+      // config.toml (approval and sandbox policy, MCP servers, the notify command) stays read-only.
+      {dir_ro(".codex"), dir_rw(".codex/sessions"), dir_rw(".codex/archived_sessions"), dir_rw(".codex/log"),
+       file_rw(".codex/history.jsonl"), file_rw(".codex/auth.json"), file_rw(".codex/version.json")},
       {"OPENAI_API_KEY", "CODEX_API_KEY"},
       {"OPENAI_", "CODEX_"},
       {"codex"},
@@ -61,8 +70,10 @@ std::vector<AgentProfile> make_agents() {
   out.push_back(AgentProfile{
       "gemini",
       "Gemini CLI",
-      {dir_rw(".gemini"), file_ro(".gemini/settings.json"), file_ro(".gemini/GEMINI.md"),
-       dir_ro(".gemini/commands"), dir_ro(".gemini/extensions")},
+      // tmp: chats, checkpoints and shell history per project; history: its checkpoint repositories.
+      {dir_ro(".gemini"), dir_rw(".gemini/tmp"), dir_rw(".gemini/history"),
+       file_rw(".gemini/oauth_creds.json"), file_rw(".gemini/google_accounts.json"),
+       file_rw(".gemini/installation_id")},
       // GOOGLE_APPLICATION_CREDENTIALS is not passed: it names a service-account key file on the
       // host, outside the sandbox; Vertex users pass it (and bind the file) explicitly.
       {"GEMINI_API_KEY", "GOOGLE_API_KEY", "GOOGLE_GENAI_USE_VERTEXAI", "GOOGLE_GENAI_USE_GCA",
@@ -74,10 +85,11 @@ std::vector<AgentProfile> make_agents() {
   out.push_back(AgentProfile{
       "cursor",
       "Cursor CLI",
-      // ~/.cursor: cli-config.json (its permission rules) and agent state; ~/.config/cursor: the
-      // CLI's login. Not ~/.config/Cursor, the editor's data (extensions, every workspace).
-      {dir_rw(".cursor"), file_ro(".cursor/cli-config.json"), file_ro(".cursor/mcp.json"),
-       dir_ro(".cursor/rules"), dir_rw(".config/cursor")},
+      // ~/.cursor: cli-config.json (its permission rules), mcp.json, and the chats it writes;
+      // ~/.config/cursor: the CLI's login. Not ~/.config/Cursor, the editor's data (extensions,
+      // every workspace).
+      {dir_ro(".cursor"), dir_rw(".cursor/chats"), dir_ro(".config/cursor"),
+       file_rw(".config/cursor/auth.json")},
       {"CURSOR_API_KEY", "CURSOR_AUTH_TOKEN", "NO_OPEN_BROWSER"},
       {},
       {"cursor-agent", "cursor"},
@@ -86,11 +98,12 @@ std::vector<AgentProfile> make_agents() {
   out.push_back(AgentProfile{
       "cline",
       "Cline CLI",
-      // Cline keeps its provider keys in ~/.cline/data/settings, not in the environment; a key
-      // wanted from the environment comes with --env.
-      {dir_rw(".cline"), dir_ro(".cline/data/settings"), dir_ro(".cline/data/workflows"),
-       dir_ro(".cline/rules"), dir_ro(".cline/hooks"), dir_ro(".cline/skills"), dir_ro(".cline/agents"),
-       dir_ro(".cline/plugins"), dir_ro(".cline/cron")},
+      // Cline keeps its provider keys in ~/.cline/data (secrets.json), not in the environment; a
+      // key wanted from the environment comes with --env. Its globalState.json also holds the
+      // approval settings: read-only.
+      {dir_ro(".cline"), dir_rw(".cline/data/tasks"), dir_rw(".cline/data/checkpoints"),
+       dir_rw(".cline/data/cache"), dir_rw(".cline/data/workspace"), dir_rw(".cline/logs"),
+       file_rw(".cline/data/secrets.json")},
       {},
       {},
       {"cline"},

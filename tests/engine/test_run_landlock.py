@@ -269,8 +269,8 @@ def main():
                 check(f"{tag}: shell off: a program in the project is refused (EACCES)",
                       refused(res, "exec_project", EACCES), res)
 
-                # The agent's directory: writable entries writable, protected ones not, and what
-                # the sandbox adds at its top level stays out of the real one.
+                # The agent's directory: writable entries writable, the rest not, and nothing
+                # can be added at its top level.
                 script = ("import os\n"
                           "h = os.environ['HOME'] + '/.claude/'\n"
                           "def w(p):\n"
@@ -282,8 +282,8 @@ def main():
                           "open(h + 'settings.json').read())\n")
                 r = sandbox(user, mode, ["--agent", "claude", "--network", "off", "--", "python3", "-c", script],
                             proj, env)
-                check(f"{tag}: agent: a writable entry is writable, settings.json is not, new entries stay out",
-                      r.returncode == 0 and r.stdout.split() == ["0", str(EACCES), "0", "0", "{}"] and
+                check(f"{tag}: agent: a writable entry is writable, settings.json is not, new entries are refused",
+                      r.returncode == 0 and r.stdout.split() == ["0", str(EACCES), str(EACCES), str(EACCES), "{}"] and
                       not os.path.exists(os.path.join(home, ".claude", "new")) and
                       not os.path.exists(os.path.join(home, ".claude", "hooks")), f"{r.stdout} {r.stderr}")
 

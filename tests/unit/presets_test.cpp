@@ -3,6 +3,7 @@
 #include <doctest/doctest.h>
 
 #include <algorithm>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -302,7 +303,7 @@ TEST_CASE("agent profiles: config under HOME") {
   REQUIRE(claude.config.size() >= 2);
   CHECK(claude.config.front().path == ".claude");
   CHECK(claude.config.front().directory);
-  CHECK(claude.config.front().access == Access::ReadWrite);
+  CHECK(claude.config.front().access == Access::ReadOnly);
   CHECK(claude.config.front().transfer == Transfer::Bind);
   CHECK(claude.config.back().path == ".claude.json");
   CHECK_FALSE(claude.config.back().directory);
@@ -312,7 +313,8 @@ TEST_CASE("agent profiles: config under HOME") {
   CHECK(agent_by_name("cline")->config.at(0).path == ".cline");
   const auto cursor = *agent_by_name("cursor");
   CHECK(cursor.config.front().path == ".cursor");
-  CHECK(cursor.config.back().path == ".config/cursor");
+  CHECK(std::any_of(cursor.config.begin(), cursor.config.end(),
+                    [](const ConfigPath& c) { return c.path == ".config/cursor"; }));
   for (const auto& a : all_agents()) {
     for (const auto& c : a.config) {
       CAPTURE(c.path);
@@ -325,35 +327,74 @@ TEST_CASE("agent profiles: config under HOME") {
   }
 }
 
-// What steers the agent's later sessions on the host stays read-only (threat-model.md PER-03).
-TEST_CASE("agent profiles: settings, hooks and instructions are read-only inside writable dirs") {
+// The access a path of HOME gets from an agent's list: the last entry covering it wins (entries
+// inside a directory are mounted over it); nullopt where the list does not bring it in.
+namespace {
+std::optional<Access> access_of(const AgentProfile& a, const std::string& path) {
+  std::optional<Access> got;
+  for (const auto& c : a.config)
+    if (c.path == path || (c.directory && path.starts_with(c.path + "/"))) got = c.access;
+  return got;
+}
+}  // namespace
+
+// The agent's directory is read-only; only an allowlist inside it is writable, so what steers
+// later sessions on the host (threat-model.md PER-03) stays read-only, present or not.
+TEST_CASE("agent profiles: writable entries are an allowlist inside read-only directories") {
   struct Want {
     std::string agent;
     std::vector<std::string> read_only;
+    std::vector<std::string> writable;
   };
   const std::vector<Want> wants = {
       {"claude",
-       {".claude/settings.json", ".claude/CLAUDE.md", ".claude/hooks", ".claude/commands", ".claude/agents",
-        ".claude/skills", ".claude/plugins"}},
-      {"codex", {".codex/config.toml", ".codex/AGENTS.md", ".codex/prompts"}},
-      {"gemini", {".gemini/settings.json", ".gemini/GEMINI.md", ".gemini/commands", ".gemini/extensions"}},
-      {"cursor", {".cursor/cli-config.json", ".cursor/mcp.json", ".cursor/rules"}},
-      {"cline", {".cline/data/settings", ".cline/hooks", ".cline/plugins", ".cline/rules"}},
+       {".claude", ".claude/settings.json", ".claude/CLAUDE.md", ".claude/hooks", ".claude/commands",
+        ".claude/agents", ".claude/skills", ".claude/plugins", ".claude/local/claude", ".claude/ide/1.lock",
+        ".claude/new-name"},
+       {".claude/projects/p.jsonl", ".claude/todos/t.json", ".claude/statsig/s", ".claude/shell-snapshots/s",
+        ".claude/history.jsonl", ".claude/.credentials.json"}},
+      {"codex",
+       {".codex", ".codex/config.toml", ".codex/AGENTS.md", ".codex/prompts", ".codex/rules/r"},
+       {".codex/sessions/2025/s.jsonl", ".codex/history.jsonl", ".codex/auth.json",
+        ".codex/log/codex-tui.log"}},
+      {"gemini",
+       {".gemini", ".gemini/.env", ".gemini/settings.json", ".gemini/GEMINI.md", ".gemini/commands",
+        ".gemini/extensions"},
+       {".gemini/tmp/abc/chats", ".gemini/history/abc", ".gemini/oauth_creds.json"}},
+      {"cursor",
+       {".cursor", ".cursor/cli-config.json", ".cursor/mcp.json", ".cursor/rules", ".cursor/extensions",
+        ".config/cursor", ".config/cursor/cli-config.json"},
+       {".cursor/chats/c", ".config/cursor/auth.json"}},
+      {"cline",
+       {".cline", ".cline/data", ".cline/data/settings", ".cline/data/globalState.json", ".cline/hooks",
+        ".cline/plugins", ".cline/rules", ".cline/cron"},
+       {".cline/data/tasks/t", ".cline/data/secrets.json", ".cline/logs/l"}},
   };
   for (const auto& w : wants) {
     const auto agent = *agent_by_name(w.agent);
     for (const auto& path : w.read_only) {
       CAPTURE(path);
-      auto it = std::find_if(agent.config.begin(), agent.config.end(),
-                             [&](const ConfigPath& c) { return c.path == path; });
-      REQUIRE(it != agent.config.end());
-      CHECK(it->access == Access::ReadOnly);
-      CHECK(it->transfer == Transfer::Bind);
-      // It comes after the writable directory it protects, so it is mounted over it.
-      auto parent = std::find_if(agent.config.begin(), it, [&](const ConfigPath& c) {
-        return c.directory && c.access == Access::ReadWrite && path.starts_with(c.path + "/");
-      });
-      CHECK(parent != it);
+      CHECK(access_of(agent, path) == Access::ReadOnly);
+    }
+    for (const auto& path : w.writable) {
+      CAPTURE(path);
+      CHECK(access_of(agent, path) == Access::ReadWrite);
+    }
+  }
+  for (const auto& a : all_agents()) {
+    for (const auto& c : a.config) {
+      CAPTURE(c.path);
+      if (c.transfer == Transfer::Copy) continue;
+      // Writable only inside a read-only directory of the list that comes before it.
+      if (c.access == Access::ReadWrite) {
+        auto parent = std::find_if(a.config.begin(), a.config.end(), [&](const ConfigPath& p) {
+          return p.directory && c.path.starts_with(p.path + "/");
+        });
+        REQUIRE(parent != a.config.end());
+        CHECK(parent->access == Access::ReadOnly);
+        CHECK(parent < std::find_if(
+                           a.config.begin(), a.config.end(), [&](const ConfigPath& p) { return &p == &c; }));
+      }
     }
   }
 }

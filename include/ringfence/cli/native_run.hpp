@@ -48,6 +48,13 @@ struct RunPlan {
     bool dir = false;
   };
   std::vector<GitEntry> git_make;
+  // Writable entries of the agent's list missing in its directory on the host: made (empty
+  // directories, by the user, following no link below `top`) by prepare_home, as git_make.
+  struct AgentEntry {
+    std::string top;  // the agent's directory on the host
+    std::string rel;  // below it
+  };
+  std::vector<AgentEntry> agent_make;
   // Files of the project that host tools run later (presets/autorun.hpp), as found before the
   // start: the run ends with a warning naming those made or changed inside.
   struct Autorun {

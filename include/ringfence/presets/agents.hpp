@@ -23,18 +23,20 @@ enum class Transfer {
   Copy,
 };
 
-// One path of an agent's configuration. The list is ordered: an entry inside an earlier
-// directory replaces that part of it, so a read-only entry in a writable directory protects the
-// settings, hooks, plugins and instructions the agent loads in later, unsandboxed sessions
-// (PER-03). Such an entry must stay read-only even where the host lacks it: the sandbox must not
-// be able to create it (e.g. ~/.claude/settings.json with a hook) in the writable directory.
+// One path of an agent's configuration. The list is ordered: a directory comes before the
+// entries inside it, which replace that part of it. An agent's own directory is read-only and
+// its writable entries are an allowlist inside it, so that nothing else there (settings, hooks,
+// plugins, instructions, environment files, launcher scripts the host runs later, unsandboxed:
+// PER-03) can be changed, replaced or created, even where the host lacks it. An entry inside an
+// earlier one is reached without following a link below that directory; a link there is left
+// as it is, read-only.
 struct ConfigPath {
   std::string path;  // relative to $HOME, e.g. ".claude"
   bool directory = true;
   Access access = Access::ReadWrite;
   Transfer transfer = Transfer::Bind;
-  // Missing on the host: nothing to bring in (else the run refuses to start). A ReadOnly entry
-  // still must not become creatable (above).
+  // Missing on the host: nothing to bring in (else the run refuses to start). A ReadWrite
+  // directory inside an earlier directory is made there (by the user) instead; a file is not.
   bool optional = true;
 };
 
