@@ -274,23 +274,26 @@ def srcroute(kind, hop):
     # LSRR (131) or SSRR (137): type, length 7, pointer 4, the hop; a NOP pads it to 8 bytes
     return bytes([kind, 7, 4]) + socket.inet_aton(hop) + b"\x01"
 FLOOR6_SEG = "fd00:ec2::254"
-def sticky6(opt, value, kind):
+def sticky(family, level, opt, value, kind):
     def go():
-        s = socket.socket(socket.AF_INET6, kind)
+        s = socket.socket(family, kind)
         s.settimeout(2)
         try:
-            s.setsockopt(socket.IPPROTO_IPV6, opt, value)
+            s.setsockopt(level, opt, value)
         finally:
-            # sent whatever the answer: with the header refused it reaches the allowed address
+            # sent whatever the answer: with the option refused it reaches the allowed address
+            to = ALLOWED6 if family == socket.AF_INET6 else ALLOWED
             try:
                 if kind == socket.SOCK_DGRAM:
-                    s.sendto(b"rthdr", (ALLOWED6, 53))
+                    s.sendto(b"srcroute", (to, 53))
                 else:
-                    s.connect((ALLOWED6, HTTP_PORT))
+                    s.connect((to, HTTP_PORT))
             except OSError:
                 pass
             s.close()
     return go
+def sticky6(opt, value, kind):
+    return sticky(socket.AF_INET6, socket.IPPROTO_IPV6, opt, value, kind)
 def cmsg6(level, ctype, data):
     def go():
         s = socket.socket(socket.AF_INET6, socket.SOCK_DGRAM)
@@ -300,21 +303,7 @@ def cmsg6(level, ctype, data):
             s.close()
     return go
 def sticky4(value, kind):
-    def go():
-        s = socket.socket(socket.AF_INET, kind)
-        s.settimeout(2)
-        try:
-            s.setsockopt(socket.IPPROTO_IP, socket.IP_OPTIONS, value)
-        finally:
-            try:
-                if kind == socket.SOCK_DGRAM:
-                    s.sendto(b"lsrr", (ALLOWED, 53))
-                else:
-                    s.connect((ALLOWED, HTTP_PORT))
-            except OSError:
-                pass
-            s.close()
-    return go
+    return sticky(socket.AF_INET, socket.IPPROTO_IP, socket.IP_OPTIONS, value, kind)
 def cmsg4(data):
     def go():
         s = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
