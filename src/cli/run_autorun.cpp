@@ -2,12 +2,16 @@
 // The warning after a run: files of the project that host tools run later (a git repository
 // below the top, .git/commondir, .envrc, editor tasks, CI configuration; presets/autorun.hpp)
 // which the sandbox made or changed, so that the host is told before it runs git or an editor
-// there. A bounded walk before the start and one after; links are not followed.
+// there; a .git/commondir made inside is moved aside. A bounded walk before the start and one
+// after; links are not followed.
 #include <dirent.h>
 #include <fcntl.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <cerrno>
+#include <cstdio>
+#include <cstring>
 #include <map>
 
 #include "ringfence/base/unique_fd.hpp"
@@ -93,8 +97,44 @@ void scan_autorun(RunPlan& plan) {
   plan.autorun_scanned = true;
 }
 
+namespace {
+
+// Git never makes a commondir in a repository's own directory (only in a linked worktree's,
+// under .git/worktrees, read-only inside): one that appears there during the run was planted,
+// and the host's next git command would take its config (core.fsmonitor runs a program). It
+// cannot be refused as it is made (an empty placeholder breaks git), so it is moved aside after
+// the run, before the host can run git, and the move is said.
+std::vector<std::string> refuse_new_commondir(const RunPlan& plan) {
+  if (!plan.autorun_scanned || !plan.settings.project_writable) return {};
+  bool git_dir = false;
+  for (const auto& e : plan.autorun_before) {
+    if (e.rel == ".git/commondir") return {};  // there before: the host's own
+    if (e.rel == ".git") git_dir = e.dir;
+  }
+  if (!git_dir) return {};  // no repository before (one made inside is named by the warnings)
+  base::UniqueFd top(::open(plan.project.c_str(), O_PATH | O_DIRECTORY | O_CLOEXEC));
+  if (!top.valid()) return {};
+  base::UniqueFd git(::openat(top.get(), ".git", O_PATH | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC));
+  struct stat st {};
+  if (!git.valid() || ::fstatat(git.get(), "commondir", &st, AT_SYMLINK_NOFOLLOW) != 0) return {};
+  const std::string where = plan.project + "/.git/commondir";
+  for (int n = 0; n < 100; ++n) {
+    std::string to = "commondir.refused" + (n ? "." + std::to_string(n) : std::string());
+    if (::renameat2(git.get(), "commondir", git.get(), to.c_str(), RENAME_NOREPLACE) == 0)
+      return {where +
+              " was made in the sandbox (it points git at another directory and its "
+              "config, which git on the host would take): moved to " +
+              to + " in the same directory"};
+    if (errno != EEXIST) break;
+  }
+  return {where + " was made in the sandbox and could not be moved away (" + std::strerror(errno) +
+          "): it points git at another directory and its config; remove it before running git there"};
+}
+
+}  // namespace
+
 std::vector<std::string> autorun_warnings(const RunPlan& plan) {
-  std::vector<std::string> lines;
+  std::vector<std::string> lines = refuse_new_commondir(plan);
   if (!plan.autorun_scanned || !plan.settings.project_writable) return lines;
   std::map<std::string, RunPlan::Autorun> before;
   for (const auto& e : plan.autorun_before) before[e.rel] = e;
@@ -106,6 +146,7 @@ std::vector<std::string> autorun_warnings(const RunPlan& plan) {
     bool made = it == before.end();
     bool changed = !made && !e.dir && (it->second.mtime_ns != e.mtime_ns || it->second.size != e.size);
     if (!made && !changed) continue;
+    if (made && e.rel == ".git/commondir" && !lines.empty()) continue;  // moved away above
     if (++count > kMaxLines) continue;
     std::string reason = e.rel == ".git" ? "a git repository where there was none: git run here takes its "
                                            "config and hooks"

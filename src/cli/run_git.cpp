@@ -46,7 +46,8 @@ constexpr const char* kGitDirs[] = {"hooks", "info", "modules", "worktrees"};
 // Files that decide what git runs or which directory it takes as the repository. A missing
 // config is made empty (git would take a new one); config.worktree counts only where the config
 // turns on extensions.worktreeConfig, and is then made empty too; commondir cannot be made in
-// advance (an empty one breaks git) and is named in the dry run instead.
+// advance (an empty one breaks git): one made inside is moved aside after the run
+// (run_autorun.cpp).
 constexpr const char* kGitFiles[] = {"config", "commondir", "config.worktree", "branches", "remotes"};
 
 bool worktree_config_on(int git_fd) {
@@ -103,7 +104,8 @@ Status protect_git(RunPlan& plan) {
   for (const char* f : kGitFiles) RF_TRY(cover(f, false));
   plan.notes.push_back("git: " + git +
                        "/commondir can be made inside (it points git at another directory and its "
-                       "config); hooks, info, modules, worktrees and config are read-only, .git "
+                       "config); one made is moved aside after the run, before git on the host can "
+                       "read it; hooks, info, modules, worktrees and config are read-only, .git "
                        "itself cannot be renamed or replaced");
   return {};
 }

@@ -501,6 +501,46 @@ def autorun_files_named_after_the_run(ctx):
         check(f"{w.proj}/{rel} was" not in err, f"{rel} named though it is not new: {err}")
 
 
+PLANT_COMMONDIR = r'''
+set -e
+mkdir -p planted/objects planted/refs
+cp .git/HEAD planted/HEAD
+printf '[core]\n\trepositoryformatversion = 0\n\tfsmonitor = "touch %s; false"\n' "$1" > planted/config
+echo ../planted > .git/commondir
+'''
+
+
+@suite.case()
+def commondir_planted_inside_is_moved_aside(ctx):
+    """A .git/commondir made inside would point the host's next git at a config of the sandbox's
+    (core.fsmonitor runs a program at `git status`): after the run it is no longer there, the
+    move is said, and the host's git status runs nothing."""
+    w = World(ctx)
+    ran = os.path.join(w.outside, "fsmonitor-ran")
+    w.own()
+    argv = [ctx.h.target, "run", "--no-profile", "--network", "off", "--project", w.proj,
+            "--", "/bin/sh", "-c", PLANT_COMMONDIR, "sh", ran]
+    r = subprocess.run((SETPRIV if ctx.unpriv else []) + argv, cwd=w.proj,
+                       env=dict(BASE_ENV, HOME=w.home), capture_output=True, timeout=60,
+                       stdin=subprocess.DEVNULL)
+    err = r.stderr.decode(errors="replace")
+    check(r.returncode == 0, f"exit {r.returncode}: {err[-1500:]}")
+    check(not os.path.lexists(w.git("commondir")), "the planted .git/commondir is still there")
+    check(os.path.isfile(w.git("commondir.refused")), "the planted commondir was not kept aside")
+    check(f"{w.proj}/.git/commondir was made in the sandbox" in err and "moved to commondir.refused" in err,
+          f"the move is not said: {err}")
+    host_git = (SETPRIV if ctx.unpriv else []) + [GIT, "-C", w.proj, "status", "--porcelain"]
+    st = sh(host_git, env=dict(BASE_ENV, HOME=w.home))
+    check(st.returncode == 0, f"host git status fails after the run: {st.stderr!r}")
+    check(not os.path.exists(ran), "the host's git status ran the planted fsmonitor")
+    # The control: the same planted directory, pointed at by hand, does run it (the attack is real).
+    with open(w.git("commondir"), "w") as f:
+        f.write("../planted\n")
+    sh(host_git, env=dict(BASE_ENV, HOME=w.home))
+    os.unlink(w.git("commondir"))
+    check(os.path.exists(ran), "control: git did not take the planted config through commondir")
+
+
 @suite.case()
 def hooks_swapped_while_starting(ctx):
     """A host loop turns .git/hooks into a link to / and back while sandboxes start: not one of

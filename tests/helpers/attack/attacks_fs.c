@@ -599,7 +599,7 @@ void register_fs_attacks(void) {
   add_attack("PER-01.git", "PER-01", LV_K, git_persist, 2, NULL,
              "write .git/info, modules and worktrees, rename .git away (run later on the host)");
   add_attack("PER-01.commondir", "PER-01", LV_NONE, git_persist, 3, NULL,
-             "make .git/commondir (report: cannot be covered in advance)");
+             "make .git/commondir (report: moved aside after the run, not refused inside)");
   add_attack("PER-02", "PER-02", LV_NONE, git_persist, 1, NULL,
              "create other auto-run files in the project (report)");
   add_skipped("PER-03", "PER-03", "tampering with the agent's or engine's configuration",
