@@ -46,7 +46,8 @@ Result<std::string> find_on_path(const std::string& cmd, const std::string& path
   return std::string(buf);
 }
 
-// The ELF interpreter (dynamic loader), or "" for a static program.
+}  // namespace
+
 std::string elf_interpreter(const std::string& file) {
   base::UniqueFd fd(::open(file.c_str(), O_RDONLY | O_CLOEXEC));
   Elf64_Ehdr eh{};
@@ -66,6 +67,8 @@ std::string elf_interpreter(const std::string& file) {
   }
   return {};
 }
+
+namespace {
 
 // "#!/usr/bin/env python3 -u" -> {"/usr/bin/env", "python3"}; "#!/bin/sh" -> {"/bin/sh"}.
 std::vector<std::string> shebang(const std::string& file) {

@@ -13,5 +13,7 @@ namespace rf::cli {
 // Real paths, the program first. `path_env` is the PATH the sandbox will have.
 base::Result<std::vector<std::string>> executables_for(const std::string& command,
                                                        const std::string& path_env);
+// The ELF interpreter (dynamic loader) a program names, or "" (static, a script, unreadable).
+std::string elf_interpreter(const std::string& file);
 
 }  // namespace rf::cli

@@ -233,33 +233,6 @@ Status build_kernel_jail(RunPlan& plan, const RunOptions& opts, const presets::A
   return {};
 }
 
-// Shell off: Landlock's execute right limited to the command and its interpreters.
-Status restrict_shell(RunPlan& plan, const HostFacts& host) {
-  if (plan.settings.shell) return {};
-  if (host.landlock_abi < 1) {
-    plan.notes.push_back(
-        "shell off: not enforced (this kernel has no Landlock): any program may be executed");
-    return {};
-  }
-  std::string path = "/usr/local/bin:/usr/bin:/bin";
-  for (const auto& e : plan.spec.env_ops)
-    if (e.kind == spec::EnvOp::Kind::Set && e.name == "PATH") path = e.value;
-  RF_TRY_ASSIGN(files, executables_for(plan.spec.argv.front(), path));
-  plan.spec.restrict_exec = true;
-  plan.spec.exec_allow = files;
-  plan.exec_allowed = files;
-  // A memfd lies outside every Landlock hierarchy; the kernel jail makes memfds non-executable
-  // through vm.memfd_noexec, which only the host's root may set (Linux 6.3 and later).
-  if (plan.level != presets::Level::Kernel || ::geteuid() != 0 ||
-      ::access("/proc/sys/vm/memfd_noexec", F_OK) != 0)
-    plan.notes.push_back(
-        "shell off: not enforced: a copy of a program in a memfd can be executed (memfds are made "
-        "non-executable only for the host's root in the kernel jail, on Linux 6.3 and later)");
-  plan.notes.push_back(
-      "shell off: not enforced: a program run through the ELF loader (ld.so PROGRAM) is not refused");
-  return {};
-}
-
 // The profile file: --profile FILE, else the per-user default when it exists (--no-profile: none).
 Result<std::optional<Profile>> read_profile(const RunOptions& opts) {
   std::optional<std::string> path = opts.profile;

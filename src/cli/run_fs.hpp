@@ -47,6 +47,9 @@ base::Status make_git_entries(RunPlan& plan);
 // run_autorun.cpp: the files of the project host tools run later, as they are before the start
 // (by prepare_home); autorun_warnings (native_run.hpp) compares after the run.
 void scan_autorun(RunPlan& plan);
+// run_shell.cpp: --shell off: the execute allowlist (Landlock), memfds made non-executable
+// (vm.memfd_noexec for the host's root in the kernel jail, else a filter), what is not enforced.
+base::Status restrict_shell(RunPlan& plan, const HostFacts& host);
 // realpath(3) of a host path, refusing (ELOOP) to follow a link that lies in `tree`.
 base::Result<std::string> host_path_nofollow_in(const std::string& path, const std::string& tree);
 

@@ -268,6 +268,21 @@ def main():
                 check(f"{tag}: a unix socket in the project stays reachable", res.get("unix_path_inside") == 0, res)
                 check(f"{tag}: shell off: a program in the project is refused (EACCES)",
                       refused(res, "exec_project", EACCES), res)
+                # A static command needs no ELF loader, so none is executable: the loader cannot
+                # be used to run another program (syscall_jail is static and execs its argv; a
+                # copy in the project, where programs may run).
+                jail = os.path.join(proj, "static-exec")
+                shutil.copy(JAIL, jail)
+                os.chown(jail, 65534 if user == "unpriv" else 0, -1)
+                loader = ["--", jail, "--", "/lib64/ld-linux-x86-64.so.2", "/bin/sh", "-c", "echo RAN-VIA-LOADER"]
+                r = sandbox(user, mode, ["--shell", "off", "--network", "off"] + loader, proj, env)
+                check(f"{tag}: shell off, static command: the ELF loader cannot be executed (EACCES)",
+                      "RAN-VIA-LOADER" not in r.stdout and "Permission denied" in r.stderr and
+                      "static-exec: Permission denied" not in r.stderr, f"rc={r.returncode} {r.stdout} {r.stderr}")
+                r = sandbox(user, mode, ["--network", "off"] + loader, proj, env)
+                check(f"{tag}: shell on: the same command runs a shell through the loader (the check can fail)",
+                      "RAN-VIA-LOADER" in r.stdout, f"rc={r.returncode} {r.stdout} {r.stderr}")
+                os.unlink(jail)
 
                 # The agent's directory: writable entries writable, the rest not, and nothing
                 # can be added at its top level.
