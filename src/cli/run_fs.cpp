@@ -39,6 +39,11 @@ using spec::OpKind;
 // the host has, where the kernel's default would give each of them half.
 constexpr std::uint64_t kMountPointsSize = std::uint64_t{1} << 20;
 constexpr std::uint64_t kRunSize = std::uint64_t{64} << 20;
+
+// nr_inodes for a bounded tmpfs: an inode (and its dentry) costs kernel memory that size= does
+// not count, so empty files alone could take far more than the size allows. One per 4 KiB page
+// (what a non-empty file takes anyway), and enough for the mount points of a small one.
+std::uint64_t inodes_for(std::uint64_t size) { return std::max<std::uint64_t>(size / 4096, 4096); }
 constexpr std::uint64_t kMinScratchSize = std::uint64_t{64} << 20;
 
 std::uint64_t default_scratch_size() {
@@ -250,19 +255,24 @@ Status add_system_dirs(RunPlan& plan) {
   RF_TRY(cover_private_etc(plan));
   ops.push_back(op(OpKind::Proc, "", "/proc"));
   plan.spec.root_size = kMountPointsSize;
+  plan.spec.root_inodes = inodes_for(kMountPointsSize);
   FsOp dev = op(OpKind::Dev, "", "/dev");
   dev.size = kMountPointsSize;
+  dev.inodes = inodes_for(kMountPointsSize);
   ops.push_back(dev);
   FsOp run = op(OpKind::Tmpfs, "", "/run");
   run.size = kRunSize;
+  run.inodes = inodes_for(kRunSize);
   ops.push_back(run);
   std::optional<std::uint64_t> scratch = scratch_size(plan);
   for (const char* d : {"/tmp", "/var/tmp", "/dev/shm"}) {
     FsOp t = op(OpKind::Tmpfs, "", d);
     t.size = scratch;
+    if (scratch) t.inodes = inodes_for(*scratch);
     ops.push_back(t);
   }
-  plan.limits.push_back("tmpfs: / and /dev size=" + mib(kMountPointsSize) + ", /run size=" + mib(kRunSize));
+  plan.limits.push_back("tmpfs: / and /dev size=" + mib(kMountPointsSize) + ", /run size=" + mib(kRunSize) +
+                        "; inodes: one per 4 KiB of size, at least 4096");
   if (scratch) {
     plan.limits.push_back(
         "tmpfs: /tmp, /var/tmp and /dev/shm size=" + mib(*scratch) + " each" +

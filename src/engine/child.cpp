@@ -115,7 +115,7 @@ void run_child(const ChildContext& ctx) {
   // 4. Loopback: the network namespace is ours from clone.
   if (ctx.ns.net) check(Stage::Loopback, loopback_up_in_child());
   // 5. The new root: scratch tmpfs and first pivot (host at /oldroot), ops, final pivot.
-  check(Stage::NewRoot, prepare_root_in_child(spec.root_size));
+  check(Stage::NewRoot, prepare_root_in_child(spec.root_size, spec.root_inodes));
   check(Stage::FsOps, apply_ops_in_child(ctx));
   check(Stage::PivotRoot, finish_root_in_child());
   // 6. Hostname: the UTS namespace is ours; needs CAP_SYS_ADMIN, so before the drop.

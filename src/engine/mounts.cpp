@@ -160,9 +160,19 @@ Status mount_fs_on(const char* fstype, const FsOp& op, const Dest& d, unsigned l
   return {};
 }
 
+}  // namespace
+
+std::string tmpfs_bounds(std::optional<std::uint64_t> size, std::optional<std::uint64_t> inodes) {
+  std::string out;
+  if (size) out += ",size=" + std::to_string(*size);
+  if (inodes) out += ",nr_inodes=" + std::to_string(*inodes);
+  return out;
+}
+
+namespace {
+
 Status op_tmpfs(const FsOp& op, const Dest& d) {
-  std::string opts = "mode=" + octal(op.perms.value_or(0755));
-  if (op.size) opts += ",size=" + std::to_string(*op.size);
+  std::string opts = "mode=" + octal(op.perms.value_or(0755)) + tmpfs_bounds(op.size, op.inodes);
   return mount_fs_on("tmpfs", op, d, MS_NOSUID | MS_NODEV, opts.c_str());
 }
 
@@ -362,8 +372,7 @@ Status op_cover_exact(const ResolvedOp& r, int rfd, int serial) {
   }
   if (op.kind == OpKind::Tmpfs) {
     if (!S_ISDIR(st.st_mode)) return Error(ENOTDIR, what + ": not a directory");
-    std::string opts = "mode=" + octal(op.perms.value_or(0755));
-    if (op.size) opts += ",size=" + std::to_string(*op.size);
+    std::string opts = "mode=" + octal(op.perms.value_or(0755)) + tmpfs_bounds(op.size, op.inodes);
     if (::mount("tmpfs", fd_path(target->get()).c_str(), "tmpfs", MS_NOSUID | MS_NODEV, opts.c_str()) != 0)
       return fail(what + " with a tmpfs");
     return {};
@@ -451,13 +460,16 @@ Status bind_onto_in_child(const std::string& src, int target_fd, int root_fd, co
   return {};
 }
 
-Status prepare_root_in_child(std::optional<std::uint64_t> root_size) {
+Status prepare_root_in_child(std::optional<std::uint64_t> root_size,
+                             std::optional<std::uint64_t> root_inodes) {
   // Host mounts propagate in, nothing we do propagates out.
   if (::mount(nullptr, "/", nullptr, MS_SLAVE | MS_REC, nullptr) != 0) return fail("Failed to make / slave");
   const char* base_dir = nullptr;
-  std::string size = root_size ? "size=" + std::to_string(*root_size) : "";
+  std::string bounds = tmpfs_bounds(root_size, root_inodes);
+  if (!bounds.empty()) bounds.erase(0, 1);  // the leading comma
   for (const char* cand : kBaseCandidates) {
-    if (::mount("tmpfs", cand, "tmpfs", MS_NODEV | MS_NOSUID, root_size ? size.c_str() : nullptr) == 0) {
+    if (::mount("tmpfs", cand, "tmpfs", MS_NODEV | MS_NOSUID, bounds.empty() ? nullptr : bounds.c_str()) ==
+        0) {
       base_dir = cand;
       break;
     }

@@ -9,11 +9,15 @@
 namespace rf::engine {
 
 // "/" rslave, scratch tmpfs, /newroot and /oldroot, first pivot_root.
-base::Status prepare_root_in_child(std::optional<std::uint64_t> root_size);
+base::Status prepare_root_in_child(std::optional<std::uint64_t> root_size,
+                                   std::optional<std::uint64_t> root_inodes);
 // Every FsOp in order, destinations resolved in-root.
 base::Status apply_ops_in_child(const ChildContext& ctx);
 // Detach the host (/oldroot) and pivot into /newroot.
 base::Status finish_root_in_child();
+
+// ",size=N,nr_inodes=M" for the bounds that are set (empty when neither is).
+std::string tmpfs_bounds(std::optional<std::uint64_t> size, std::optional<std::uint64_t> inodes);
 
 // One op (mounts.cpp dispatches; the special file systems live in special_fs.cpp).
 // dir_fd is the (existing) destination directory.

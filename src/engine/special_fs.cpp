@@ -134,8 +134,7 @@ Status mount_proc_in_child(const ChildContext& ctx, int root_fd, int dir_fd, con
 }
 
 Status mount_dev_in_child(const ChildContext& ctx, int root_fd, int dir_fd, const spec::FsOp& op) {
-  std::string opts = "mode=0755";
-  if (op.size) opts += ",size=" + std::to_string(*op.size);
+  std::string opts = "mode=0755" + tmpfs_bounds(op.size, op.inodes);
   if (::mount("tmpfs", fd_path(dir_fd).c_str(), "tmpfs", MS_NOSUID | MS_NODEV, opts.c_str()) != 0)
     return base::errno_error("Can't mount tmpfs on " + in_newroot(op.dest));
   auto dev = open_in_root(root_fd, op.dest, O_PATH | O_DIRECTORY);

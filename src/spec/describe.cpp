@@ -60,6 +60,7 @@ std::string describe(const Spec& s) {
       l += buf;
     }
     if (op.size) l += " size=" + std::to_string(*op.size);
+    if (op.inodes) l += " nr_inodes=" + std::to_string(*op.inodes);
     if (op.fd >= 0) l += " fd=" + std::to_string(op.fd);
     if (!op.source_beneath.empty()) l += " nofollow-below=" + base::json_quote(op.source_beneath);
     if (!op.dest_beneath.empty()) l += " dest-nofollow-below=" + base::json_quote(op.dest_beneath);

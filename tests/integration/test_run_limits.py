@@ -14,7 +14,7 @@ import threading
 import time
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "helpers"))
-from rftest import SETPRIV, Skip, Suite, check, check_eq  # noqa: E402
+from rftest import SETPRIV, Skip, Suite, check, check_eq, require_program  # noqa: E402
 
 suite = Suite("integration-run-limits")
 EXIT_MEMORY = 122
@@ -360,6 +360,7 @@ def writable_tmpfs_sized(ctx):
     check(len(default) >= 6, f"the sandbox has its writable tmpfs mounts: {default}")
     for mp, sup in default:
         check(any(o.startswith("size=") for o in sup), f"{mp} has a size by default: {sup}")
+        check(any(o.startswith("nr_inodes=") for o in sup), f"{mp} has an inode bound by default: {sup}")
     mounts = mounts_inside(e, ["--limit", "tmpfs=8M"])
     writable = [(mp, sup) for mp, opts, fs, sup in mounts if fs == "tmpfs" and "rw" in opts]
     for mp, sup in writable:
@@ -384,6 +385,37 @@ def writing_past_a_tmpfs_bound_fails(ctx):
     r = e.run(["--limit", "tmpfs=4M", "--", "sh", "-c", script])
     check_eq(r.returncode, 0, f"run: {r.stderr!r}")
     check_eq(r.stdout.split(), ["small-ok", "1"], "within the bound of /tmp it works, past it ENOSPC")
+
+
+INODE_FLOOD = """
+import os, sys
+made = 0
+try:
+    for i in range(int(sys.argv[2])):
+        os.close(os.open(f"{sys.argv[1]}/f{i}", os.O_CREAT | os.O_WRONLY, 0o600))
+        made += 1
+    print("made", made)
+except OSError as e:
+    print("stopped", made, e.strerror)
+"""
+
+
+@suite.case()
+def empty_files_cannot_outgrow_a_tmpfs(ctx):
+    """Empty files take no size= but cost kernel memory: each bounded tmpfs also has nr_inodes
+    (one per 4 KiB of size, at least 4096), so a flood of empty files in /tmp (--limit tmpfs=16M)
+    or /dev stops with ENOSPC; without the bound the same flood goes on."""
+    e = Env(ctx)
+    require_program("/usr/bin/python3", "python3", "the inode flood")
+    for where, extra in (("/tmp", ["--limit", "tmpfs=16M"]), ("/dev/shm", ["--limit", "tmpfs=16M"]),
+                         ("/dev", [])):
+        r = e.run(extra + ["--", "/usr/bin/python3", "-c", INODE_FLOOD, where, "6000"])
+        check_eq(r.returncode, 0, f"run: {r.stderr!r}")
+        words = r.stdout.split()
+        check(words[:1] == ["stopped"] and 4000 <= int(words[1]) <= 4096 and "No space left" in r.stdout,
+              f"{where}: 6,000 empty files stop near 4,096 inodes: {r.stdout!r}")
+    r = e.run(["--limit", "tmpfs=unlimited", "--", "/usr/bin/python3", "-c", INODE_FLOOD, "/tmp", "6000"])
+    check_eq(r.stdout.split(), ["made", "6000"], f"the control: without a bound the flood goes on: {r.stdout!r}")
 
 if __name__ == "__main__":
     sys.exit(suite.main())

@@ -41,6 +41,9 @@ struct FsOp {
   bool allow_missing = false;         // the -try variants: a missing source skips the op
   std::optional<mode_t> perms;        // --perms / --chmod mode
   std::optional<std::uint64_t> size;  // --size for Tmpfs
+  // Native mode: nr_inodes= for Tmpfs and Dev (inodes cost kernel memory that size= does not
+  // count); unset, the kernel's default, as bwrap does.
+  std::optional<std::uint64_t> inodes;
   // File/BindData/RoBindData: content source; Bind/RoBind: the source object itself
   // (--bind-fd), which replaces the source path. Consumed (closed) by the engine.
   int fd = -1;
@@ -202,6 +205,7 @@ struct Spec {
   // Native mode: size= (bytes) of the tmpfs that becomes "/" (it holds mount points only); unset,
   // the kernel's default (half the memory), as bwrap does.
   std::optional<std::uint64_t> root_size;
+  std::optional<std::uint64_t> root_inodes;  // and its nr_inodes=
   // The landlock level (with soft_jail): a Landlock filesystem ruleset applied to the command
   // before exec, after no_new_privs. Each rule gives rights on a host path and everything
   // beneath it; every path not covered is refused. The engine maps the rights onto the kernel's
