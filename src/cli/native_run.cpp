@@ -300,6 +300,15 @@ void add_network_without_namespace(RunPlan& plan, const RunOptions& opts, const 
   restrict_unix_paths(plan);
 }
 
+// The soft and landlock levels mount nothing: no tmpfs of the sandbox's own to bound.
+void note_tmpfs_limit(RunPlan& plan, const std::string& where) {
+  const auto& t = plan.settings.limits.tmpfs;
+  if (t && *t != presets::kUnlimited)
+    plan.notes.push_back(
+        "tmpfs limit: not enforced " + where +
+        ": the sandbox mounts no tmpfs of its own (its HOME and TMPDIR are directories on the host)");
+}
+
 Status build_soft_jail(RunPlan& plan, const RunOptions& opts, const presets::AgentProfile& agent) {
   plan.spec.soft_jail = true;
   plan.soft_agent_dirs.clear();
@@ -311,6 +320,7 @@ Status build_soft_jail(RunPlan& plan, const RunOptions& opts, const presets::Age
       "anywhere the user may write), nor are other processes of the user");
   plan.notes.push_back("soft jail: the project is not write-protected and masks do not apply");
   add_network_without_namespace(plan, opts, "in the soft jail");
+  note_tmpfs_limit(plan, "in the soft jail");
   return {};
 }
 
@@ -321,6 +331,7 @@ Status build_landlock_jail(RunPlan& plan, const RunOptions& opts, const presets:
   plan.soft_agent_dirs.clear();
   RF_TRY(add_landlock_jail(plan, opts, agent, abi));
   add_network_without_namespace(plan, opts, "at the landlock level");
+  note_tmpfs_limit(plan, "at the landlock level");
   return {};
 }
 

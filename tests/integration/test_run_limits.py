@@ -136,6 +136,13 @@ def limits_reported(ctx):
     else:
         check("limit pids: RLIMIT_NPROC" in out and "counts every process of the user" in out,
               f"pids falls back to RLIMIT_NPROC, said plainly: {out}")
+    # The landlock and soft levels mount no tmpfs: --limit tmpfs is not enforced there, said.
+    for level, where in (("landlock", "at the landlock level"), ("soft", "in the soft jail")):
+        r = e.run(["--dry-run", "--level", level, "--limit", "tmpfs=8M", "--", "true"])
+        check(f"tmpfs limit: not enforced {where}" in r.stdout, f"--level {level}: tmpfs limit said: {r.stdout}")
+    r = e.run(["--dry-run", "--limit", "tmpfs=8M", "--", "true"])
+    check("tmpfs limit: not enforced" not in r.stdout and "size=8M each (--limit tmpfs)" in r.stdout,
+          f"kernel level: the tmpfs limit is enforced: {r.stdout}")
 
 
 @suite.case()
