@@ -6,7 +6,6 @@
 #include <dirent.h>
 #include <fcntl.h>
 #include <glob.h>
-#include <sys/mman.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -67,13 +66,11 @@ FsOp op(OpKind kind, std::string source, std::string dest) {
   return o;
 }
 
-// An empty read-only file over `dest`: the engine copies the (empty) memfd in. `beneath`: the
-// writable tree dest lies in (the engine then follows no link below it).
+// An empty read-only file over `dest` (one shared by every mask: no descriptor each). `beneath`:
+// the writable tree dest lies in (the engine then follows no link below it).
 Status mask_file(RunPlan& plan, const std::string& dest, const std::string& beneath, const struct stat* st) {
-  int fd = ::memfd_create("rf-mask", MFD_CLOEXEC);
-  if (fd < 0) return base::errno_error("memfd_create");
   FsOp o = op(OpKind::RoBindData, "", dest);
-  o.fd = fd;
+  o.empty = true;
   o.perms = 0444;
   o.dest_beneath = beneath;
   if (st && !beneath.empty()) o.dest_identity = std::make_pair(st->st_dev, st->st_ino);

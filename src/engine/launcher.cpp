@@ -168,8 +168,9 @@ Status resolve_sources(const spec::Spec& spec, std::vector<ResolvedOp>& out) {
     if (op.kind == spec::OpKind::Overlay || op.kind == spec::OpKind::TmpOverlay ||
         op.kind == spec::OpKind::RoOverlay)
       RF_TRY(resolve_overlay_sources(r));
-    if (op.kind == spec::OpKind::File || op.kind == spec::OpKind::BindData ||
-        op.kind == spec::OpKind::RoBindData) {
+    if ((op.kind == spec::OpKind::File || op.kind == spec::OpKind::BindData ||
+         op.kind == spec::OpKind::RoBindData) &&
+        !op.empty) {
       // Read once here and closed, as bwrap consumes these fds; the child writes the copy.
       base::UniqueFd fd(op.fd);
       auto data = base::read_all(fd.get());

@@ -192,25 +192,48 @@ Status op_file(const ResolvedOp& r, const Dest& d) {
 // between the two pivots, never visible in the sandbox or on the host), which is bound onto the
 // destination and unlinked. (An O_TMPFILE file cannot be bind-mounted: the kernel refuses an
 // unlinked source.)
+// The file a data op binds: its own one, written with its content (unlinked after the bind), or
+// for an empty mask the shared empty file, made once and kept (it is never written again).
+struct DataFile {
+  std::string path;
+  struct stat st {};
+  bool shared = false;
+};
+Result<DataFile> data_file(const ResolvedOp& r, int serial) {
+  const FsOp& op = r.op;
+  DataFile f;
+  f.shared = op.empty;
+  f.path = op.empty ? "/bind-empty" : "/bind-data-" + std::to_string(serial);
+  if (op.empty && ::lstat(f.path.c_str(), &f.st) == 0) return f;
+  UniqueFd tmp(::open(f.path.c_str(), O_CREAT | O_EXCL | O_WRONLY | O_NOFOLLOW | O_CLOEXEC, 0600));
+  if (!tmp.valid()) return fail("Can't create tmpfile for " + op.dest);
+  Status s;
+  if (auto w = base::write_all(tmp.get(), r.data); !w)
+    s = Error(w.error().code(), "Can't write data to file " + op.dest);
+  else if (::fchmod(tmp.get(), op.empty ? 0444 : op.perms.value_or(0600)) != 0 ||
+           ::fstat(tmp.get(), &f.st) != 0)
+    s = fail("Can't chmod file for " + op.dest);
+  if (!s) {
+    ::unlink(f.path.c_str());
+    return s.error();
+  }
+  return f;
+}
+
 Status op_bind_data(const ResolvedOp& r, const Dest& d, int serial) {
   const FsOp& op = r.op;
-  std::string tmp_path = "/bind-data-" + std::to_string(serial);
-  UniqueFd tmp(::open(tmp_path.c_str(), O_CREAT | O_EXCL | O_WRONLY | O_NOFOLLOW | O_CLOEXEC, 0600));
-  if (!tmp.valid()) return fail("Can't create tmpfile for " + op.dest);
-  auto w = base::write_all(tmp.get(), r.data);
+  auto file = data_file(r, serial);
+  if (!file) return file.error();
+  const std::string& tmp_path = file->path;
   Status s;
-  if (!w)
-    s = Error(w.error().code(), "Can't write data to file " + op.dest);
-  else if (::fchmod(tmp.get(), op.perms.value_or(0600)) != 0)
-    s = fail("Can't chmod file for " + op.dest);
-  if (s) {
+  {
     auto target = ensure_file(d, 0444);
     unsigned long attrs = MOUNT_ATTR_NOSUID | MOUNT_ATTR_NODEV;
     if (op.kind == OpKind::RoBindData) attrs |= MOUNT_ATTR_RDONLY;
     s = target ? bind_onto_in_child(tmp_path, target->get(), d.root_fd, op.dest, attrs, false)
                : Status(std::move(target.error()));
   }
-  ::unlink(tmp_path.c_str());
+  if (!file->shared) ::unlink(tmp_path.c_str());
   return s;
 }
 
@@ -380,20 +403,12 @@ Status op_cover_exact(const ResolvedOp& r, int rfd, int serial) {
   if (op.kind != OpKind::RoBindData && op.kind != OpKind::BindData)
     return Error(EINVAL, what + ": this operation does not take a path in a tree the sandbox can write");
   if (S_ISDIR(st.st_mode)) return Error(EISDIR, what + ": a directory");
-  std::string tmp_path = "/bind-data-" + std::to_string(serial);
-  UniqueFd tmp(::open(tmp_path.c_str(), O_CREAT | O_EXCL | O_WRONLY | O_NOFOLLOW | O_CLOEXEC, 0600));
-  if (!tmp.valid()) return fail("Can't create tmpfile for " + op.dest);
-  auto w = base::write_all(tmp.get(), r.data);
-  struct stat want {};
-  Status s;
-  if (!w)
-    s = Error(w.error().code(), "Can't write data to file " + op.dest);
-  else if (::fchmod(tmp.get(), op.perms.value_or(0600)) != 0 || ::fstat(tmp.get(), &want) != 0)
-    s = fail("Can't chmod file for " + op.dest);
+  auto file = data_file(r, serial);
+  if (!file) return file.error();
   unsigned long attrs = MOUNT_ATTR_NOSUID | MOUNT_ATTR_NODEV;
   if (op.kind == OpKind::RoBindData) attrs |= MOUNT_ATTR_RDONLY;
-  if (s) s = bind_checked(tmp_path, want, target->get(), rfd, op, attrs, false, what);
-  ::unlink(tmp_path.c_str());
+  Status s = bind_checked(file->path, file->st, target->get(), rfd, op, attrs, false, what);
+  if (!file->shared) ::unlink(file->path.c_str());
   return s;
 }
 

@@ -52,7 +52,7 @@ base::Status check_fds(const Spec& spec) {
   auto bad = [](int fd) { return base::make_error("Invalid fd: " + std::to_string(fd), 0); };
   for (const auto& op : spec.fs_ops) {
     bool has_fd = op.kind == OpKind::File || op.kind == OpKind::BindData || op.kind == OpKind::RoBindData;
-    if (has_fd && op.fd < 0) return bad(op.fd);
+    if (has_fd && op.fd < 0 && !(op.empty && op.kind == OpKind::RoBindData)) return bad(op.fd);
   }
   for (const auto* fd :
        {&spec.sync_fd, &spec.block_fd, &spec.userns_block_fd, &spec.info_fd, &spec.json_status_fd,

@@ -164,6 +164,29 @@ def mask_scan_bounded_never_partial(ctx):
 
 
 @suite.case()
+def thousands_of_masks(ctx):
+    """A project with 6,000 masked files (key fixtures) runs with a small RLIMIT_NOFILE (256) and
+    every one reads empty: masks share one empty file, so they take no descriptor and no inode
+    of the sandbox's small root tmpfs each."""
+    e = Env(ctx)
+    uid = 65534 if ctx.unpriv else 0
+    proj = os.path.join(e.base, "fixtures")
+    os.makedirs(os.path.join(proj, "testdata"))
+    for i in range(6000):
+        with open(os.path.join(proj, "testdata", f"k{i}.pem"), "w") as f:
+            f.write(f"KEY-{i}\n")
+    for root, dirs, files in os.walk(proj):
+        for n in dirs + files:
+            os.lchown(os.path.join(root, n), uid, uid)
+    os.lchown(proj, uid, uid)
+    argv = ((SETPRIV if ctx.unpriv else []) + ["prlimit", "--nofile=256:256", "--", ctx.h.target, "run",
+            "--", "sh", "-c", "cat testdata/*.pem | wc -c; ls testdata | wc -l"])
+    r = subprocess.run(argv, capture_output=True, text=True, timeout=120, cwd=proj, env=e.env)
+    check_eq(r.returncode, 0, f"run: {r.stderr[-1500:]!r}")
+    check_eq(r.stdout.split(), ["0", "6000"], "6,000 masked files, all empty inside")
+
+
+@suite.case()
 def masks_cover_names_created_later(ctx):
     """A secret-looking name that appears in the project after the start (written, moved in, or
     inside a new directory) is hidden inside too, at the project's path and at /workspace; an

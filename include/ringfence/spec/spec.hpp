@@ -47,6 +47,9 @@ struct FsOp {
   // File/BindData/RoBindData: content source; Bind/RoBind: the source object itself
   // (--bind-fd), which replaces the source path. Consumed (closed) by the engine.
   int fd = -1;
+  // Native mode's masks: a RoBindData with no content and no fd. Every such op binds one shared
+  // empty file (0444), so thousands of masks cost no descriptor each and one inode.
+  bool empty = false;
   // Paths in a tree the sandbox can write (the project), where a link may have been planted:
   // the part of `source` below `source_beneath` (a host directory) and of `dest` below
   // `dest_beneath` (a directory in the sandbox) is resolved without following any symbolic
