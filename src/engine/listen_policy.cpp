@@ -17,15 +17,12 @@
 
 #include <fcntl.h>
 #include <netinet/in.h>
-#include <sys/ioctl.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
 #include <sys/uio.h>
 #include <sys/un.h>
 #include <unistd.h>
-
-#include <linux/sockios.h>
 
 #include <array>
 #include <cctype>
@@ -176,16 +173,33 @@ std::string why(ListenPolicy p, const char* what) {
              : std::string("listen policy: ") + what + " (--allow-listen allows it)";
 }
 
-// The lowest port the supervisor may bind for the target: the socket's network namespace's
-// net.ipv4.ip_unprivileged_port_start when it is the supervisor's own, else none but 0 (the
-// supervisor cannot read another namespace's setting without entering it).
-int unprivileged_port_start(int sock) {
-  base::UniqueFd ns(::ioctl(sock, SIOCGSKNS));
-  struct stat theirs {
-  }, mine{};
-  if (!ns.valid() || ::fstat(ns.get(), &theirs) != 0 || ::stat("/proc/self/ns/net", &mine) != 0 ||
-      theirs.st_ino != mine.st_ino || theirs.st_dev != mine.st_dev)
-    return 65536;
+#ifndef SO_NETNS_COOKIE
+#define SO_NETNS_COOKIE 71
+#endif
+
+// Whether the socket lives in the supervisor's own network namespace: the namespaces' cookies
+// (Linux 5.14), else the target's namespace against ours (a socket made elsewhere would need
+// privileges the sandbox has not).
+bool in_my_netns(int sock, const Call& c) {
+  std::uint64_t theirs = 0, mine = 0;
+  socklen_t len = sizeof theirs;
+  if (::getsockopt(sock, SOL_SOCKET, SO_NETNS_COOKIE, &theirs, &len) == 0) {
+    base::UniqueFd own(::socket(AF_UNIX, SOCK_DGRAM | SOCK_CLOEXEC, 0));
+    len = sizeof mine;
+    return own.valid() && ::getsockopt(own.get(), SOL_SOCKET, SO_NETNS_COOKIE, &mine, &len) == 0 &&
+           theirs == mine;
+  }
+  struct stat a {
+  }, b{};
+  return ::stat(c.proc("ns/net").c_str(), &a) == 0 && ::stat("/proc/self/ns/net", &b) == 0 &&
+         a.st_ino == b.st_ino && a.st_dev == b.st_dev;
+}
+
+// The lowest port the supervisor may bind for the target: net.ipv4.ip_unprivileged_port_start
+// of the socket's network namespace when it is the supervisor's own, else none but 0 (another
+// namespace's setting cannot be read without entering it).
+int unprivileged_port_start(int sock, const Call& c) {
+  if (!in_my_netns(sock, c)) return 65536;
   auto text = base::read_file("/proc/sys/net/ipv4/ip_unprivileged_port_start");
   return text ? std::atoi(text->c_str()) : 1024;
 }
@@ -222,7 +236,7 @@ Reply do_bind(Call& c, ListenPolicy policy) {
       return refuse(c, "bind", d, why(policy, "bind to an address other than loopback"));
     // The supervisor may have privileges the target has not: it binds no port below the
     // namespace's unprivileged start (the target gets the EACCES its own bind would).
-    const int first = unprivileged_port_start(sock.get());
+    const int first = unprivileged_port_start(sock.get(), c);
     if (d.inet.port != 0 && d.inet.port < first)
       return refuse(c, "bind", d,
                     "listen policy: port " + std::to_string(d.inet.port) +

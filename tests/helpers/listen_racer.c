@@ -2,8 +2,8 @@
 // Attacks on the listen policy, as a static binary with raw system calls (no libc wrapper an
 // LD_PRELOAD shim could catch). Nothing is ever sent: only bind, listen and accept. Prints one
 // JSON object, each probe's outcome as "OK" or an errno name.
-//   listen_racer probe DIR NAME     every bind/listen/accept form; unix paths under DIR, the
-//                                   abstract name "@NAME"
+//   listen_racer probe DIR NAME PORT  every bind/listen/accept form; unix paths under DIR, the
+//                                     abstract name "@NAME", PORT a free unprivileged port
 //   listen_racer race DIR NAME MS   a thread flips the first byte of a unix sockaddr between a
 //                                   path under DIR and NUL (an abstract name) while the main
 //                                   thread binds fresh stream sockets with it and listens on
@@ -104,8 +104,9 @@ static socklen_t unix_addr(struct sockaddr_un* a, const char* dir, const char* l
   return (socklen_t)(offsetof(struct sockaddr_un, sun_path) + strlen(a->sun_path) + 1);
 }
 
-static int probe(const char* dir, const char* name) {
+static int probe(const char* dir, const char* name, int port) {
   struct sockaddr_in any4 = in4("0.0.0.0", 0), lo4 = in4("127.0.0.1", 0), lo80 = in4("127.0.0.1", 80);
+  struct sockaddr_in fixed = in4("127.0.0.1", port);
   struct sockaddr_in6 any6 = in6("::", 0), lo6 = in6("::1", 0), mapped = in6("::ffff:127.0.0.1", 0);
   bind_listen("any4", AF_INET, &any4, sizeof any4);
   bind_listen("any6", AF_INET6, &any6, sizeof any6);
@@ -120,6 +121,7 @@ static int probe(const char* dir, const char* name) {
   bind_listen("lo6", AF_INET6, &lo6, sizeof lo6);
   bind_listen("mapped", AF_INET6, &mapped, sizeof mapped);
   bind_listen("port80", AF_INET, &lo80, sizeof lo80);
+  bind_listen("fixed_port", AF_INET, &fixed, sizeof fixed);
   s = sock(AF_INET, SOCK_DGRAM);
   put("udp_any4_bind", bind_to(s, &any4, sizeof any4));
   close((int)s);
@@ -222,8 +224,8 @@ static int race(const char* dir, const char* name, long ms) {
 }
 
 int main(int argc, char** argv) {
-  if (argc == 4 && strcmp(argv[1], "probe") == 0) return probe(argv[2], argv[3]);
+  if (argc == 5 && strcmp(argv[1], "probe") == 0) return probe(argv[2], argv[3], atoi(argv[4]));
   if (argc == 5 && strcmp(argv[1], "race") == 0) return race(argv[2], argv[3], atol(argv[4]));
-  fprintf(stderr, "usage: listen_racer probe DIR NAME | race DIR NAME MS\n");
+  fprintf(stderr, "usage: listen_racer probe DIR NAME PORT | race DIR NAME MS\n");
   return 2;
 }

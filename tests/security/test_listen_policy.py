@@ -11,7 +11,8 @@ as root and as uid 65534:
 
   bind 0.0.0.0, bind ::, bind AF_UNSPEC+INADDR_ANY (the kernel's AF_INET compatibility form),
   listen on an unbound TCP socket (it binds every address), bind+listen on 127.0.0.1, ::1 and
-  ::ffff:127.0.0.1, bind 127.0.0.1:80 (a privileged port the supervisor must not grant), UDP
+  ::ffff:127.0.0.1, bind 127.0.0.1:80 (a privileged port the supervisor must not grant) and a
+  free unprivileged port (which it must), UDP
   binds, accept and accept4 on an inet socket, a unix path bind+listen in the project and an
   accept on it, an abstract unix bind (stream and datagram), an autobind, and the x32 forms;
   then a thread flips the first byte of a unix path sockaddr to NUL (an abstract name) while
@@ -32,6 +33,7 @@ usage: test_listen_policy.py RINGFENCE LISTEN_RACER
 import json
 import os
 import shutil
+import socket
 import subprocess
 import sys
 import tempfile
@@ -49,10 +51,10 @@ NONE = {
     "udp_any4_bind": "EACCES", "udp_lo4_bind": "OK", "inet_accept": "EACCES", "inet_accept_plain": "EACCES",
     "unix_path_bind": "OK", "unix_path_listen": "OK", "unix_accept": "EAGAIN",
     "abstract_bind": "EACCES", "abstract_listen": "EACCES", "abstract_dgram_bind": "EACCES",
-    "autobind_bind": "OK", "autobind_listen": "OK",
+    "autobind_bind": "OK", "autobind_listen": "OK", "fixed_port_bind": "OK", "fixed_port_listen": "EACCES",
 }
-LOOPBACK = dict(NONE, lo4_listen="OK", lo6_listen="OK", mapped_listen="OK", inet_accept="EINVAL",
-                inet_accept_plain="EINVAL")
+LOOPBACK = dict(NONE, lo4_listen="OK", lo6_listen="OK", mapped_listen="OK", fixed_port_listen="OK",
+                inet_accept="EINVAL", inet_accept_plain="EINVAL")
 OPEN = {k: "OK" for k in NONE}
 OPEN.update(inet_accept="EINVAL", inet_accept_plain="EINVAL", unix_accept="EAGAIN",
             port80_bind="EACCES", port80_listen="EACCES")  # the kernel's own refusal: no capability
@@ -119,10 +121,18 @@ def racer_in(dirs, racer, user):
     return dst
 
 
+def free_port():
+    """An unprivileged port free on 127.0.0.1 now (the kernel's pick)."""
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
 def reference(work, racer, user):
     """The probes outside any sandbox: what the host itself gives (IPv6 may be off)."""
     dirs = make_dirs(work, user, "reference")
-    r = run([racer_in(dirs, racer, user), "probe", dirs["project"], "rf-listen-ref-" + user], user, dirs)
+    r = run([racer_in(dirs, racer, user), "probe", dirs["project"], "rf-listen-ref-" + user, str(free_port())],
+            user, dirs)
     return last_json(r.stdout) or {}
 
 
@@ -167,7 +177,7 @@ def probe_mode(rf, racer, work, user, mode, host):
     dirs = make_dirs(work, user, mode)
     name = f"rf-listen-{user}-{mode}"
     argv = [rf, "run", "--no-profile", "--project", dirs["project"], *args, "--",
-            racer_in(dirs, racer, user), "probe", dirs["project"], name]
+            racer_in(dirs, racer, user), "probe", dirs["project"], name, str(free_port())]
     r = run(argv, user, dirs)
     if f"ringfence: level {level}," not in r.stderr:
         bad(f"{tag}: did not run at the {level} level: {r.stderr.strip()[:300]}")
