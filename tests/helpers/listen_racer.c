@@ -8,6 +8,7 @@
 //                                   path under DIR and NUL (an abstract name) while the main
 //                                   thread binds fresh stream sockets with it and listens on
 //                                   each (NAME is unused)
+//   listen_racer flood COUNT        COUNT binds of a UDP socket to 0.0.0.0
 #ifndef _GNU_SOURCE
 #define _GNU_SOURCE
 #endif
@@ -223,9 +224,21 @@ static int race(const char* dir, const char* name, long ms) {
   return 0;
 }
 
+// COUNT refused binds to 0.0.0.0 (the violation log's bound).
+static int flood(long count) {
+  struct sockaddr_in any4 = in4("0.0.0.0", 0);
+  long s = sock(AF_INET, SOCK_DGRAM), refused = 0;
+  for (long i = 0; i < count; ++i)
+    if (bind_to(s, &any4, sizeof any4) == -EACCES) ++refused;
+  close((int)s);
+  printf("{\"refused\":%ld}\n", refused);
+  return 0;
+}
+
 int main(int argc, char** argv) {
   if (argc == 5 && strcmp(argv[1], "probe") == 0) return probe(argv[2], argv[3], atoi(argv[4]));
   if (argc == 5 && strcmp(argv[1], "race") == 0) return race(argv[2], argv[3], atol(argv[4]));
-  fprintf(stderr, "usage: listen_racer probe DIR NAME PORT | race DIR NAME MS\n");
+  if (argc == 3 && strcmp(argv[1], "flood") == 0) return flood(atol(argv[2]));
+  fprintf(stderr, "usage: listen_racer probe DIR NAME PORT | race DIR NAME MS | flood COUNT\n");
   return 2;
 }

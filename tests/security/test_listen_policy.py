@@ -23,7 +23,8 @@ Modes: --level landlock and --level soft with --network off (no inet server at a
 to loopback, no inet listen or accept), the default level and --level landlock with --network
 on (bind and listen only on loopback), --network on --allow-listen (everything binds), and
 --level soft --network off --allow-listen (the flag does not open a network that is off).
-Every refusal is EACCES and has its line in the violation log. Nothing is ever sent.
+Every refusal is EACCES and has its line in the violation log, which a flood of refusals
+fills only to its limit. Nothing is ever sent.
 `--dry-run` shows the servers line, and `[network] allow_listen` in a profile file works as
 the flag.
 
@@ -222,6 +223,33 @@ def race_mode(rf, racer, work, user, mode):
         bad(f"{tag}: no path bind worked at all")
 
 
+LOG_LIMIT = 2 << 20
+
+
+def flood(rf, racer, work, user):
+    """Refused binds as fast as the supervisor answers: the violation log stops at its limit."""
+    tag = f"[{user}] flood"
+    dirs = make_dirs(work, user, "flood")
+    count = 14000
+    r = run([rf, "run", "--no-profile", "--project", dirs["project"], "--network", "on", "--",
+             racer_in(dirs, racer, user), "flood", str(count)], user, dirs, timeout=300)
+    got = last_json(r.stdout)
+    if r.returncode != 0 or got is None or got["refused"] != count:
+        bad(f"{tag}: {got} of {count} binds refused (exit {r.returncode}): {r.stderr[-300:]}")
+        return
+    lines = violations(dirs)
+    log = os.path.join(dirs["xdg"], "ringfence", "violations.jsonl")
+    size = os.path.getsize(log)
+    denials = [x for x in lines if x.get("action") == "deny"]
+    if size > LOG_LIMIT:
+        bad(f"{tag}: the log holds {size} bytes, over the limit of {LOG_LIMIT}")
+    if not lines or lines[-1].get("action") != "log-limit":
+        bad(f"{tag}: the last line is not the limit line: {lines[-1:]}")
+    if f"{count - len(denials)} denials were not written to the violation log" not in r.stderr:
+        bad(f"{tag}: no warning naming the {count - len(denials)} dropped denials: {r.stderr[-300:]!r}")
+    print(f"ok: {tag}: {len(denials)} of {count} refusals logged, {size} bytes", flush=True)
+
+
 def dry_runs(rf, work):
     dirs = make_dirs(work, "root", "dry")
     cases = [
@@ -279,6 +307,7 @@ def main():
                 probe_mode(rf, racer, work, user, mode, host)
             for mode in ("landlock-off", "soft-off", "kernel-on", "kernel-on-allow"):
                 race_mode(rf, racer, work, user, mode)
+            flood(rf, racer, work, user)
     finally:
         shutil.rmtree(work, ignore_errors=True)
     if failures:
