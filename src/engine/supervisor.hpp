@@ -1,8 +1,9 @@
 // SPDX-License-Identifier: LGPL-2.1-or-later
 // The connect policy's supervisor: a seccomp user-notification filter installed in the command
-// process (connect, sendto with an address, sendmsg, sendmmsg), the hand-off of its listener to
-// the launcher, and the launcher's side that decides each call with the net layer and, when
-// allowed, performs it itself on a duplicate of the target's socket.
+// process (connect, sendto with an address, sendmsg, sendmmsg; bind, listen and accept under the
+// listen policy), the hand-off of its listener to the launcher, and the launcher's side that
+// decides each call with the net layer and, when allowed, performs it itself on a duplicate of
+// the target's socket.
 #pragma once
 
 #include <pthread.h>
