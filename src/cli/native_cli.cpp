@@ -118,6 +118,8 @@ void add_run(CLI::App& app, NativeCommand& out) {
       ->type_name("RULE");
   run->add_option("--deny-net", r.deny_net, "Network on: deny connections to RULE; repeatable")
       ->type_name("RULE");
+  run->add_flag("--allow-listen", r.allow_listen,
+                "Network on: allow binding and listening on any address and abstract unix names");
   run->add_flag("--allow-unfiltered-network", r.allow_unfiltered_network,
                 "Network on without the connect policy (where the kernel cannot enforce it)");
   // Everything from the first word that is not an option on belongs to COMMAND.

@@ -214,6 +214,8 @@ void add_connect_policy(RunPlan& plan, const RunOptions& opts) {
   cp.allow.insert(cp.allow.end(), opts.allow_net.begin(), opts.allow_net.end());
   cp.deny.insert(cp.deny.end(), opts.deny_net.begin(), opts.deny_net.end());
   cp.violation_log = default_violation_log();
+  // The host's network is shared: a server on it would be reachable from the whole network.
+  cp.listen = opts.allow_listen ? spec::ListenPolicy::Unrestricted : spec::ListenPolicy::LoopbackOnly;
 }
 
 Status build_kernel_jail(RunPlan& plan, const RunOptions& opts, const presets::AgentProfile& agent) {
@@ -252,6 +254,7 @@ RunOptions with_profile(RunOptions o, const Profile& p, const std::string& home)
   if (!o.project && p.project) o.project = p.project;
   if (!o.require && p.require) o.require = std::string(presets::level_name(*p.require));
   if (!o.level && p.level) o.level = std::string(presets::level_name(*p.level));
+  if (!o.allow_listen && p.allow_listen) o.allow_listen = *p.allow_listen;
   auto binds = [&home](const std::vector<BindSpec>& from, std::vector<std::string>& to) {
     std::vector<std::string> mine;
     for (const auto& b : from) mine.push_back(expand_home(b.source, home) + ":" + expand_home(b.dest, home));
@@ -293,6 +296,7 @@ void add_network_without_namespace(RunPlan& plan, const RunOptions& opts, const 
     add_connect_policy(plan, RunOptions{});
     plan.spec.supervision.connect.allow.clear();
     plan.spec.supervision.connect.deny = {"*"};
+    plan.spec.supervision.connect.listen = spec::ListenPolicy::None;
     plan.notes.push_back("network off " + where +
                          ": enforced by the connect policy (every inet connection and "
                          "addressed send refused, loopback included), not by a network namespace");
@@ -470,6 +474,11 @@ std::string describe_plan(const RunPlan& plan) {
       line("  unix sockets: only under " + dirs +
            " (and the throwaway HOME and TMPDIR); any other path: EACCES");
     }
+    line(cp.listen == spec::ListenPolicy::None ? "servers: bind only to loopback, no inet listen or accept, "
+                                                 "no abstract unix name (EACCES)"
+         : cp.listen == spec::ListenPolicy::LoopbackOnly
+             ? "servers: bind and listen on loopback only, no abstract unix name (EACCES; --allow-listen)"
+             : "servers: bind and listen on any address (--allow-listen)");
     line("violation log: " + cp.violation_log);
   }
   line("seccomp: " + plan.settings.seccomp);

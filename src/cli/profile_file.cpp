@@ -280,8 +280,10 @@ void read_network(Checker& c, const toml::table& t, Profile& out) {
           list.push_back(s);
         }
       });
+    } else if (k == "allow_listen") {
+      out.allow_listen = switch_of(c, v, what);
     } else {
-      unknown_key(c, k, "network", "allow, deny");
+      unknown_key(c, k, "network", "allow, deny, allow_listen");
     }
   }
 }

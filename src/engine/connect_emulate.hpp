@@ -20,6 +20,7 @@ class Supervisor;
 struct Reply {
   int error = 0;
   std::int64_t value = 0;
+  bool proceed = false;  // let the kernel run the target's own call (SECCOMP_USER_NOTIF_FLAG_CONTINUE)
 };
 
 // A call that was decided and allowed but has to block: its copies, its duplicate socket and

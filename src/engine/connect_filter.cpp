@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: LGPL-2.1-or-later
-// The connect policy's seccomp program (built in the launcher) and its installation in the
-// command process, with the hand-off of the listener to the launcher.
+// The connect policy's seccomp program (built in the launcher; the listen policy's calls too)
+// and its installation in the command process, with the hand-off of the listener to the
+// launcher.
 #include <linux/audit.h>
 #include <linux/filter.h>
 #include <linux/seccomp.h>
@@ -74,7 +75,9 @@ constexpr unsigned arg_lo(int i) { return offsetof(seccomp_data, args) + 8u * st
 
 }  // namespace
 
-std::string connect_filter_program() {
+std::string connect_filter_program(spec::ListenPolicy listen) {
+  const bool servers = listen != spec::ListenPolicy::Unrestricted;
+  const bool accepts = listen == spec::ListenPolicy::None;
   Asm a;
   const unsigned short ld = BPF_LD | BPF_W | BPF_ABS, jeq = BPF_JMP | BPF_JEQ | BPF_K,
                        jset = BPF_JMP | BPF_JSET | BPF_K, jge = BPF_JMP | BPF_JGE | BPF_K,
@@ -86,6 +89,11 @@ std::string connect_filter_program() {
   a.jump(jeq, SYS_connect, Asm::Notify, -1);
   a.jump(jeq, SYS_sendto, Asm::Sendto, -1);
   a.jump(jeq, SYS_sendmsg, Asm::Sendmsg, -1);
+  // Servers: bind and listen, and accept with the network off, only where the policy limits them.
+  if (servers)
+    for (unsigned nr : {unsigned{SYS_bind}, unsigned{SYS_listen}}) a.jump(jeq, nr, Asm::Notify, -1);
+  if (accepts)
+    for (unsigned nr : {unsigned{SYS_accept}, unsigned{SYS_accept4}}) a.jump(jeq, nr, Asm::Notify, -1);
   a.jump(jeq, SYS_sendmmsg, Asm::Sendmmsg, Asm::Allow);
   // sendto: a NULL destination is in a register the target cannot change under us, so the
   // call needs no supervisor (the kernel sends to the connected peer, or fails).
@@ -107,11 +115,17 @@ std::string connect_filter_program() {
   // x32 (compat msghdr layouts the supervisor does not decode): refused.
   a.label(Asm::X32);
   for (unsigned nr : {42u, 44u, 46u, 307u, 518u, 538u}) a.jump(jeq, kX32 | nr, Asm::NoSys, -1);
+  if (servers)
+    for (unsigned nr : {49u, 50u}) a.jump(jeq, kX32 | nr, Asm::NoSys, -1);
+  if (accepts)
+    for (unsigned nr : {43u, 288u}) a.jump(jeq, kX32 | nr, Asm::NoSys, -1);
   a.stmt(ret, SECCOMP_RET_ALLOW);
   // i386 (int $0x80): socketcall, connect, sendto, sendmsg, sendmmsg refused.
   a.label(Asm::Other);
   a.stmt(ld, offsetof(seccomp_data, nr));
   for (unsigned nr : {102u, 345u, 362u, 369u, 370u}) a.jump(jeq, nr, Asm::NoSys, -1);
+  if (servers)  // bind, listen, accept4 (i386 has no accept of its own: socketcall)
+    for (unsigned nr : {361u, 363u, 364u}) a.jump(jeq, nr, Asm::NoSys, -1);
   a.stmt(ret, SECCOMP_RET_ALLOW);
   a.label(Asm::Notify);
   a.stmt(ret, SECCOMP_RET_USER_NOTIF);

@@ -41,6 +41,7 @@
 #include <cstring>
 
 #include "connect_emulate.hpp"
+#include "listen_policy.hpp"
 #include "ringfence/base/log.hpp"
 #include "ringfence/base/paths.hpp"
 #include "ringfence/base/sys.hpp"
@@ -128,6 +129,7 @@ Result<std::shared_ptr<Supervisor>> Supervisor::create(const spec::ConnectPolicy
     }
   }
   s->restrict_unix_paths_ = cp.restrict_unix_paths;
+  s->listen_ = cp.listen;
   for (const auto& d : cp.unix_path_allow) s->unix_path_allow_.push_back(base::normalize(d));
   for (const auto& text : cp.resolvers) {
     auto addr = net::parse_ip(text);
@@ -278,6 +280,10 @@ void Supervisor::receive_loop() {
 }
 
 void Supervisor::serve(const seccomp_notif& n) {
+  if (is_server_call(static_cast<long>(n.data.nr))) {
+    Reply r = serve_server_call(*this, n);
+    return r.proceed ? respond_continue(n.id) : respond(n.id, r.error, r.value);
+  }
   PendingPtr pending;
   auto reply = start_call(*this, n, pending);
   if (reply) return respond(n.id, reply->error, reply->value);
@@ -401,6 +407,13 @@ void Supervisor::respond(std::uint64_t id, int error, std::int64_t value) {
   (void)notify_ioctl(listener_.get(), SECCOMP_IOCTL_NOTIF_SEND, &resp);
 }
 
+void Supervisor::respond_continue(std::uint64_t id) {
+  seccomp_notif_resp resp{};
+  resp.id = id;
+  resp.flags = SECCOMP_USER_NOTIF_FLAG_CONTINUE;
+  (void)notify_ioctl(listener_.get(), SECCOMP_IOCTL_NOTIF_SEND, &resp);
+}
+
 bool Supervisor::still_valid(std::uint64_t id) const {
   std::uint64_t v = id;
   return notify_ioctl(listener_.get(), SECCOMP_IOCTL_NOTIF_ID_VALID, &v) == 0;
@@ -473,7 +486,7 @@ base::Status prepare_supervisor(const spec::ConnectPolicy& policy, ChildContext&
   s->set_handoff(base::UniqueFd(sv[0]));
   child_end.reset(sv[1]);
   ctx.notify_sock = sv[1];
-  ctx.connect_filter = connect_filter_program();
+  ctx.connect_filter = connect_filter_program(policy.listen);
   out = std::move(s);
   return {};
 }

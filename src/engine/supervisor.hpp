@@ -1,8 +1,9 @@
 // SPDX-License-Identifier: LGPL-2.1-or-later
 // The connect policy's supervisor: a seccomp user-notification filter installed in the command
-// process (connect, sendto with an address, sendmsg, sendmmsg), the hand-off of its listener to
-// the launcher, and the launcher's side that decides each call with the net layer and, when
-// allowed, performs it itself on a duplicate of the target's socket.
+// process (connect, sendto with an address, sendmsg, sendmmsg; bind, listen and accept under the
+// listen policy), the hand-off of its listener to the launcher, and the launcher's side that
+// decides each call with the net layer and, when allowed, performs it itself on a duplicate of
+// the target's socket.
 #pragma once
 
 #include <pthread.h>
@@ -29,8 +30,10 @@ namespace rf::engine {
 
 // The user-notification program (x86_64): connect, sendto with a non-NULL destination, sendmsg
 // and sendmmsg go to the supervisor; MSG_FASTOPEN on any send is refused with EOPNOTSUPP; the
-// i386 and x32 forms of these calls are refused with ENOSYS. Built in the launcher.
-std::string connect_filter_program();
+// i386 and x32 forms of these calls are refused with ENOSYS. Built in the launcher. A listen
+// policy other than Unrestricted also sends bind and listen to the supervisor (and, for None,
+// accept and accept4), their i386 and x32 forms refused with ENOSYS.
+std::string connect_filter_program(spec::ListenPolicy listen);
 
 // Command process, just before its seccomp programs: install the program with a new listener
 // and hand the listener to the launcher over ctx.notify_sock:
@@ -79,10 +82,13 @@ public:
 
   // Used while serving calls.
   const net::Policy& policy() const { return policy_; }
+  [[nodiscard]] spec::ListenPolicy listen_policy() const { return listen_; }
   // restrict_unix_paths: whether a unix socket at this path (the launcher's view) may be reached.
   [[nodiscard]] bool unix_path_allowed(const std::string& path) const;
   void log_violation(const std::string& line);
   void respond(std::uint64_t id, int error, std::int64_t value);
+  // Let the kernel run the target's call as it made it (never for a decision on its arguments).
+  void respond_continue(std::uint64_t id);
   [[nodiscard]] bool still_valid(std::uint64_t id) const;
   // The receiving thread: bound the next call to kGuardMs (it then fails with EINTR). false
   // when there is no guard timer (such calls then go to a worker).
@@ -101,6 +107,7 @@ private:
   static void* worker_main(void* w);
 
   net::Policy policy_;
+  spec::ListenPolicy listen_ = spec::ListenPolicy::Unrestricted;
   bool restrict_unix_paths_ = false;
   std::vector<std::string> unix_path_allow_;
   // The violation log and the debug log's rate limit.

@@ -26,6 +26,10 @@ TEST_CASE("run: options, then COMMAND after -- or at the first non-option word")
   CHECK(r->run.env == Words{"K=V"});
   CHECK(r->run.timeout == doctest::Approx(2.5));
   CHECK(r->run.command == Words{"sh", "-c", "echo --preset"});
+  CHECK(!r->run.allow_listen);
+  auto l = parse_native({"run", "--network", "on", "--allow-listen", "--", "true"});
+  REQUIRE(l);
+  CHECK(l->run.allow_listen);
   // No "--": everything from the first word that is not an option belongs to COMMAND.
   auto q = parse_native({"run", "--dry-run", "ls", "-la", "--preset", "x"});
   REQUIRE(q);

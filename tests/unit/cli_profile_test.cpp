@@ -120,6 +120,19 @@ TEST_CASE("profile: agent auto, true/false switches, limits as strings and integ
   CHECK(r->toggles.limits.nofile == rf::presets::kUnlimited);
 }
 
+TEST_CASE("profile: [network] allow_listen") {
+  auto on = parse_profile("[network]\nallow_listen = true\n", "p.toml");
+  REQUIRE(on);
+  CHECK(on->allow_listen == true);
+  auto off = parse_profile("[network]\nallow_listen = \"off\"\n", "p.toml");
+  REQUIRE(off);
+  CHECK(off->allow_listen == false);
+  auto none = parse_profile("[network]\nallow = []\n", "p.toml");
+  REQUIRE(none);
+  CHECK_FALSE(none->allow_listen);
+  CHECK_FALSE(parse_profile("[network]\nallow_listen = 1\n", "p.toml"));
+}
+
 TEST_CASE("profile: TOML syntax errors carry the parser's position") {
   std::string e = error_of("preset = \"balanced\"\nnetwork = \n");
   CHECK(e.starts_with("p.toml:2:"));
@@ -141,7 +154,7 @@ TEST_CASE("profile: unknown keys, with their position") {
         "p.toml:2:1: unknown key \"binds\" in [filesystem] (valid: bind, ro_bind, mask)");
   CHECK(error_of("[env]\nunset = []\n") == "p.toml:2:1: unknown key \"unset\" in [env] (valid: pass, set)");
   CHECK(error_of("[network]\nallowed = []\n") ==
-        "p.toml:2:1: unknown key \"allowed\" in [network] (valid: allow, deny)");
+        "p.toml:2:1: unknown key \"allowed\" in [network] (valid: allow, deny, allow_listen)");
   CHECK(
       error_of("[limits]\nswap = \"1G\"\n") ==
       "p.toml:2:1: unknown key \"swap\" in [limits] (valid: memory, pids, nofile, cpu, core, fsize, tmpfs)");

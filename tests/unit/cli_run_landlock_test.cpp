@@ -114,6 +114,31 @@ TEST_CASE("run: a host without user namespaces but with Landlock runs the landlo
                   plan->spec.supervision.connect.unix_path_allow.end(),
                   plan->project) != plan->spec.supervision.connect.unix_path_allow.end());
   CHECK(plan->spec.supervision.connect.deny == std::vector<std::string>{"*"});
+  CHECK(plan->spec.supervision.connect.listen == rf::spec::ListenPolicy::None);  // no inet server
+}
+
+TEST_CASE("run: the listen policy follows the network and --allow-listen") {
+  Tree t;
+  RunOptions o = options(t);
+  o.allow_listen = true;  // the network is off: no effect
+  auto off = rf::cli::plan_run(o, host(Level::Landlock));
+  REQUIRE_MESSAGE(off, (off ? "" : off.error().message()));
+  CHECK(off->spec.supervision.connect.listen == rf::spec::ListenPolicy::None);
+  o.network = "on";
+  o.allow_listen = false;
+  auto on = rf::cli::plan_run(o, host(Level::Landlock));
+  REQUIRE_MESSAGE(on, (on ? "" : on.error().message()));
+  CHECK(on->spec.supervision.connect.listen == rf::spec::ListenPolicy::LoopbackOnly);
+  CHECK(rf::cli::describe_plan(*on).find("servers: bind and listen on loopback only") != std::string::npos);
+  o.allow_listen = true;
+  auto open = rf::cli::plan_run(o, host(Level::Landlock));
+  REQUIRE_MESSAGE(open, (open ? "" : open.error().message()));
+  CHECK(open->spec.supervision.connect.listen == rf::spec::ListenPolicy::Unrestricted);
+  o.allow_unfiltered_network = true;  // no supervisor at all
+  auto bare = rf::cli::plan_run(o, host(Level::Landlock));
+  REQUIRE_MESSAGE(bare, (bare ? "" : bare.error().message()));
+  CHECK(!bare->spec.supervision.connect.enabled);
+  CHECK(rf::cli::describe_plan(*bare).find("servers:") == std::string::npos);
 }
 
 TEST_CASE("run: the landlock level with edits off, and on an older ABI") {

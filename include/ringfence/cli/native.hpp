@@ -59,6 +59,7 @@ struct RunOptions {
   bool allow_unsandboxed = false;
   std::vector<std::string> allow_net, deny_net;  // --allow-net / --deny-net network rules
   bool allow_unfiltered_network = false;         // network on without the connect policy
+  bool allow_listen = false;                     // network on: bind/listen on any address
   bool new_session = false;
   std::vector<std::string> command;
 };

@@ -44,6 +44,7 @@ struct Profile {
   std::vector<std::pair<std::string, std::string>> env_set;  // [env] set, sorted by name
   std::vector<std::string> net_allow;                        // [network] allow, as written
   std::vector<std::string> net_deny;                         // [network] deny, as written
+  std::optional<bool> allow_listen;                          // [network] allow_listen
 };
 
 // Parse profile text. Errors read "ORIGIN:LINE:COL: message", for the first problem in the file:

@@ -103,6 +103,8 @@ struct RLimit {
 // decides every connect, sendto/sendmsg/sendmmsg with a destination, for every program of the
 // sandbox. Rules use the net layer's target syntax ("10.0.0.0/8", "10.1.2.3:443",
 // "unix-abstract:@NAME"); the engine parses them at launch. The metadata floor always applies.
+enum class ListenPolicy : std::uint8_t { Unrestricted, LoopbackOnly, None };
+
 struct ConnectPolicy {
   bool enabled = false;
   std::vector<std::string> allow, deny;
@@ -115,6 +117,11 @@ struct ConnectPolicy {
   // (tmux, the session bus, ssh-agent, docker.sock would be ways out).
   bool restrict_unix_paths = false;
   std::vector<std::string> unix_path_allow;
+  // Servers (bind, listen, accept): Unrestricted leaves them to the kernel; LoopbackOnly (the
+  // host's network shared) refuses binding and listening on any address but loopback and
+  // binding abstract unix names; None (network off without a network namespace) also refuses
+  // every inet listen and accept, loopback included. Refusals are EACCES and logged.
+  ListenPolicy listen = ListenPolicy::Unrestricted;
 };
 
 // Limits enforced through a cgroup made for the sandbox (native mode): cgroup v2 where this

@@ -469,22 +469,52 @@ static void ping_attack(const struct attack* a) {
   report_call(r, e, "ICMP echo sendto", "169.254.169.254");
 }
 
-// NET-13 (report): bind and listen on all addresses (nothing is sent).
+// Whether this process's network namespace has no interface but lo (/proc/self/net/dev): a
+// server in it is reachable from nowhere else.
+static int only_loopback(void) {
+  FILE* f = fopen("/proc/self/net/dev", "re");
+  if (!f) return 0;
+  char line[512];
+  int others = 0, lines = 0;
+  while (fgets(line, sizeof line, f)) {
+    char* colon = strchr(line, ':');
+    if (!colon) continue;  // the two header lines
+    ++lines;
+    char* name = line;
+    while (*name == ' ') ++name;
+    *colon = '\0';
+    if (strcmp(name, "lo") != 0) ++others;
+  }
+  fclose(f);
+  return lines > 0 && others == 0;
+}
+
+// NET-13: a server on every address (nothing is sent): bind 0.0.0.0 (arg 0), bind :: (arg 1),
+// or listen on an unbound socket, which binds every address (arg 2); then listen.
 static void bind_listen(const struct attack* a) {
-  (void)a;
-  int s = sock_for(AF_INET, SOCK_STREAM);
+  const int family = a->arg == 1 ? AF_INET6 : AF_INET;
+  int s = sock_for(family, SOCK_STREAM);
   struct sockaddr_in sa = {.sin_family = AF_INET, .sin_addr.s_addr = htonl(INADDR_ANY)};
-  long r = rsys(SYS_bind, s, (long)&sa, sizeof sa, 0, 0, 0);
+  struct sockaddr_in6 sa6 = {.sin6_family = AF_INET6, .sin6_addr = IN6ADDR_ANY_INIT};
+  long r = 0;
+  if (a->arg == 0) r = rsys(SYS_bind, s, (long)&sa, sizeof sa, 0, 0, 0);
+  if (a->arg == 1) r = rsys(SYS_bind, s, (long)&sa6, sizeof sa6, 0, 0, 0);
   int e = errno;
+  const char* what = a->arg == 0   ? "bind(0.0.0.0:0) and listen"
+                     : a->arg == 1 ? "bind([::]:0) and listen"
+                                   : "listen on an unbound socket";
   if (r == 0) {
     r = rsys(SYS_listen, s, 1, 0, 0, 0, 0);
     e = errno;
   }
   close(s);
-  if (r == 0)
-    succeeded(0, "bind(0.0.0.0:0) and listen worked (reachable from the host's network when it is shared)");
+  if (r != 0)
+    blocked(e, "%s: %s", what, errname(e));
+  else if (only_loopback())
+    blocked(0, "%s worked in a network namespace of the sandbox's own (only lo): reachable from nowhere",
+            what);
   else
-    blocked(e, "bind/listen: %s", errname(e));
+    succeeded(0, "%s worked (reachable from the host's network)", what);
 }
 
 // NET-14 (report): multicast and broadcast; link-local is in the address table (NET-01).
@@ -705,7 +735,9 @@ void register_net_attacks(void) {
              "sendmsg with an IP_RETOPTS control message: a loose source route through 169.254.169.254");
   add_attack("NET-11.ping", "NET-11", LV_ALL, ping_attack, 0, NULL,
              "ICMP datagram socket: echo to 169.254.169.254");
-  add_attack("NET-13", "NET-13", LV_NONE, bind_listen, 0, NULL, "bind and listen on all addresses (report)");
+  add_attack("NET-13", "NET-13", LV_ALL, bind_listen, 0, NULL, "bind 0.0.0.0 and listen");
+  add_attack("NET-13.bind6", "NET-13", LV_ALL, bind_listen, 1, NULL, "bind :: and listen");
+  add_attack("NET-13.listen", "NET-13", LV_ALL, bind_listen, 2, NULL, "listen on an unbound TCP socket");
   add_attack("NET-14.multicast", "NET-14", LV_NONE, mcast, 0, NULL,
              "mDNS multicast 224.0.0.251:5353 (report)");
   add_attack("NET-14.broadcast", "NET-14", LV_NONE, mcast, 1, NULL, "broadcast 255.255.255.255 (report)");

@@ -8,8 +8,8 @@
 //   One JSON object per line per attack:
 //   {"id":"S-01","row":"S-01","title":"...","protects":["kernel","landlock","soft"]}
 //   protects: the levels at which ringfence is expected to stop it. An empty list means the row is
-//   reported, not promised (documented limits such as bind/listen with the network
-//   on). ids are the catalog row, with a suffix for variants (NET-07.sendmmsg, SC-10.keyctl.i386).
+//   reported, not promised (documented limits such as multicast and broadcast sends).
+//   ids are the catalog row, with a suffix for variants (NET-07.sendmmsg, SC-10.keyctl.i386).
 //
 // rf-attack run [OPTIONS] [ID-or-prefix ...]
 //   Runs the selected attacks (all when none is given; `NET` or `S-0` selects a group by prefix)
