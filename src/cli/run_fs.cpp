@@ -72,6 +72,7 @@ Status mask_file(RunPlan& plan, const std::string& dest, const std::string& bene
   FsOp o = op(OpKind::RoBindData, "", dest);
   o.empty = true;
   o.perms = 0444;
+  o.dest_optional = beneath.empty();
   o.dest_beneath = beneath;
   if (st && !beneath.empty()) o.dest_identity = std::make_pair(st->st_dev, st->st_ino);
   plan.spec.fs_ops.push_back(o);
@@ -83,10 +84,12 @@ void mask_dir(RunPlan& plan, const std::string& dest, const std::string& beneath
   FsOp t = op(OpKind::Tmpfs, "", dest);
   t.perms = 0755;
   t.dest_beneath = beneath;
+  t.dest_optional = beneath.empty();
   if (st && !beneath.empty()) t.dest_identity = std::make_pair(st->st_dev, st->st_ino);
   plan.spec.fs_ops.push_back(t);
   FsOp ro = op(OpKind::RemountRo, "", dest);
   ro.dest_beneath = beneath;
+  ro.dest_optional = beneath.empty();
   plan.spec.fs_ops.push_back(ro);
 }
 

@@ -418,6 +418,10 @@ Status apply_op(const ChildContext& ctx, int rfd, const ResolvedOp& r) {
       (!op.dest_beneath.empty() && (op.kind == OpKind::Bind || op.kind == OpKind::RoBind)))
     return op_bind_exact(r, rfd);
   if (!op.dest_beneath.empty()) return op_cover_exact(r, rfd, static_cast<int>(&r - ctx.ops.data()));
+  if (op.dest_optional) {
+    auto there = open_in_root(rfd, op.dest, O_PATH);
+    if (!there && (there.error().code() == ENOENT || there.error().code() == ENOTDIR)) return {};
+  }
   // In place, never created: bwrap's NO_CREATE_DEST ops.
   if (op.kind == OpKind::RemountRo) return op_remount_ro(rfd, op);
   if (op.kind == OpKind::Chmod) return op_chmod(rfd, op);

@@ -50,6 +50,10 @@ struct FsOp {
   // Native mode's masks: a RoBindData with no content and no fd. Every such op binds one shared
   // empty file (0444), so thousands of masks cost no descriptor each and one inode.
   bool empty = false;
+  // Native mode's covers of host paths (Tmpfs, RoBindData, RemountRo over a secret in /etc or
+  // the home): the host may remove the entry between the plan and the mount, and then nothing is
+  // left to hide, so a missing destination skips the op instead of failing the run.
+  bool dest_optional = false;
   // Paths in a tree the sandbox can write (the project), where a link may have been planted:
   // the part of `source` below `source_beneath` (a host directory) and of `dest` below
   // `dest_beneath` (a directory in the sandbox) is resolved without following any symbolic
