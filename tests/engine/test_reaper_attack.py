@@ -51,15 +51,21 @@ def getfd():
     return found
 attempt("pidfd_getfd", getfd)
 attempt("kill", lambda: os.kill(1, 9))
+attempt("exe", lambda: os.readlink("/proc/1/exe") and None)
+with open("/proc/1/cmdline", "rb") as f:
+    res["pid1-argc"] = str(f.read().count(b"\0"))
 print(" ".join(f"{k}={v}" for k, v in sorted(res.items())))
 '''
 failures = []
+# exec: pid 1 has become the reaper program (its argv is the launcher's argv[0] alone). Not
+# where the command keeps CAP_SYS_PTRACE (root's set before the command's exec drops it for
+# uid 1000): there pid 1 stays the launcher's clone.
 CASES = [
-    ("unprivileged", UNPRIV, ["--unshare-all"]),
-    ("root, user namespace, --uid 1000", [], ["--unshare-all", "--uid", "1000"]),
-    ("root, --cap-drop ALL", [], ["--unshare-pid", "--cap-drop", "ALL"]),
+    ("unprivileged", UNPRIV, ["--unshare-all"], True),
+    ("root, user namespace, --uid 1000", [], ["--unshare-all", "--uid", "1000"], False),
+    ("root, --cap-drop ALL", [], ["--unshare-pid", "--cap-drop", "ALL"], True),
 ]
-for label, prefix, extra in CASES:
+for label, prefix, extra, execs in CASES:
     r = subprocess.run(prefix + [RINGFENCE, "bwrap"] + ROOT + extra + ["python3", "-c", ATTACK],
                        capture_output=True, text=True, timeout=60)
     line = r.stdout.strip()
@@ -68,7 +74,7 @@ for label, prefix, extra in CASES:
     # Listing /proc/1/fd needs only ownership of the (non-dumpable, so host-root-owned) entry:
     # refused unless the payload's uid is the host's root itself (root caller); re-opening an fd
     # there needs ptrace access, refused for everyone.
-    attacks = ["ptrace-attach", "mem", "environ", "fd-reopen", "pidfd_getfd"]
+    attacks = ["ptrace-attach", "mem", "environ", "fd-reopen", "pidfd_getfd", "exe"]
     if prefix:
         attacks.append("fd-list")
     for attack in attacks:
@@ -76,9 +82,72 @@ for label, prefix, extra in CASES:
         print(("ok - " if ok else "not ok - ") + f"{label}: {attack} on the reaper is refused ({fields.get(attack)})")
         if not ok:
             failures.append(f"{label} {attack}")
+    ok = (fields.get("pid1-argc") == "1") == execs
+    print(("ok - " if ok else "not ok - ") + f"{label}: pid 1 {'is' if execs else 'is not'} the reaper "
+          f"program (argc {fields.get('pid1-argc')})")
+    if not ok:
+        failures.append(f"{label} exec")
     # pid 1 ignores signals it has no handler for, even from inside (the kernel's rule).
     ok = r.returncode == 0
     print(("ok - " if ok else "not ok - ") + f"{label}: the sandbox exited normally (rc {r.returncode})")
     if not ok:
         failures.append(f"{label} rc")
+
+# The owner outside: an unprivileged caller opens the namespaces of its sandbox's pid 1 (how
+# bwrap --userns/--pidns joins a running sandbox), sees that pid 1 runs the reaper program from
+# its memfd, and that the caller's seccomp program (--seccomp, allow-all) is installed in it.
+OWNER = r"""
+import json, os, struct, subprocess, sys, time
+rf = sys.argv[1]
+info_r, info_w = os.pipe()
+prog_r, prog_w = os.pipe()
+os.write(prog_w, struct.pack("HBBI", 0x06, 0, 0, 0x7FFF0000))  # BPF_RET|BPF_K ALLOW
+os.close(prog_w)
+os.dup2(info_w, 40)
+os.dup2(prog_r, 41)
+root = sys.argv[2:]
+a = subprocess.Popen([rf, "bwrap"] + root + ["--unshare-user", "--unshare-pid", "--info-fd", "40",
+                     "--seccomp", "41", "sleep", "30"], pass_fds=[40, 41])
+os.close(40)
+os.close(41)
+os.close(info_w)
+buf = b""
+while b"}" not in buf:
+    chunk = os.read(info_r, 4096)
+    if not chunk:
+        break
+    buf += chunk
+pid = json.loads(buf)["child-pid"]
+out = {}
+for _ in range(500):  # the reaper execs once the command has started; then the owner opens
+    try:
+        out["exe"] = os.readlink(f"/proc/{pid}/exe").replace(" ", "_")
+    except OSError as e:
+        out["exe"] = "refused:" + e.strerror.replace(" ", "_")
+    if "memfd" in out["exe"]:
+        break
+    time.sleep(0.01)
+for name in ("user", "pid"):
+    try:
+        os.close(os.open(f"/proc/{pid}/ns/{name}", os.O_RDONLY))
+        out["ns-" + name] = "opened"
+    except OSError as e:
+        out["ns-" + name] = "refused:" + e.strerror.replace(" ", "_")
+with open(f"/proc/{pid}/status") as f:
+    st = dict(line.split(":", 1) for line in f)
+out["seccomp"] = st["Seccomp"].strip() + "/" + st.get("Seccomp_filters", "?").strip()
+a.kill()
+a.wait()
+print(" ".join(f"{k}={v}" for k, v in sorted(out.items())))
+"""
+r = subprocess.run(UNPRIV + ["/usr/bin/python3", "-c", OWNER, RINGFENCE] +
+                   [a for a in ROOT if a not in ("--dev", "/dev")], capture_output=True, text=True, timeout=60)
+print(f"# owner: rc={r.returncode} {r.stdout.strip()} {r.stderr.strip()}")
+fields = dict(kv.split("=", 1) for kv in r.stdout.split()) if r.returncode == 0 else {}
+for key, want in (("ns-user", "opened"), ("ns-pid", "opened"), ("exe", "/memfd:ringfence-reaper_(deleted)"),
+                  ("seccomp", "2/1")):
+    ok = fields.get(key) == want
+    print(("ok - " if ok else "not ok - ") + f"owner: {key} is {want} ({fields.get(key)})")
+    if not ok:
+        failures.append(f"owner {key}")
 sys.exit(1 if failures else 0)
