@@ -95,7 +95,8 @@ for label, prefix, extra, execs in CASES:
 
 # The owner outside: an unprivileged caller opens the namespaces of its sandbox's pid 1 (how
 # bwrap --userns/--pidns joins a running sandbox), sees that pid 1 runs the reaper program from
-# its memfd, and that the caller's seccomp program (--seccomp, allow-all) is installed in it.
+# its memfd, that the caller's seccomp program (--seccomp, allow-all) is installed in it and
+# that it still dies with the launcher (--die-with-parent).
 OWNER = r"""
 import json, os, struct, subprocess, sys, time
 rf = sys.argv[1]
@@ -106,7 +107,7 @@ os.close(prog_w)
 os.dup2(info_w, 40)
 os.dup2(prog_r, 41)
 root = sys.argv[2:]
-a = subprocess.Popen([rf, "bwrap"] + root + ["--unshare-user", "--unshare-pid", "--info-fd", "40",
+a = subprocess.Popen([rf, "bwrap"] + root + ["--unshare-user", "--unshare-pid", "--die-with-parent", "--info-fd", "40",
                      "--seccomp", "41", "sleep", "30"], pass_fds=[40, 41])
 os.close(40)
 os.close(41)
@@ -136,8 +137,13 @@ for name in ("user", "pid"):
 with open(f"/proc/{pid}/status") as f:
     st = dict(line.split(":", 1) for line in f)
 out["seccomp"] = st["Seccomp"].strip() + "/" + st.get("Seccomp_filters", "?").strip()
-a.kill()
+a.kill()  # --die-with-parent: the reaper's death signal ends the sandbox with the launcher
 a.wait()
+for _ in range(200):
+    if not os.path.exists(f"/proc/{pid}"):
+        break
+    time.sleep(0.01)
+out["died-with-launcher"] = "no" if os.path.exists(f"/proc/{pid}") else "yes"
 print(" ".join(f"{k}={v}" for k, v in sorted(out.items())))
 """
 r = subprocess.run(UNPRIV + ["/usr/bin/python3", "-c", OWNER, RINGFENCE] +
@@ -145,7 +151,7 @@ r = subprocess.run(UNPRIV + ["/usr/bin/python3", "-c", OWNER, RINGFENCE] +
 print(f"# owner: rc={r.returncode} {r.stdout.strip()} {r.stderr.strip()}")
 fields = dict(kv.split("=", 1) for kv in r.stdout.split()) if r.returncode == 0 else {}
 for key, want in (("ns-user", "opened"), ("ns-pid", "opened"), ("exe", "/memfd:ringfence-reaper_(deleted)"),
-                  ("seccomp", "2/1")):
+                  ("seccomp", "2/1"), ("died-with-launcher", "yes")):
     ok = fields.get(key) == want
     print(("ok - " if ok else "not ok - ") + f"owner: {key} is {want} ({fields.get(key)})")
     if not ok:
