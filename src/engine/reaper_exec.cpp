@@ -16,7 +16,7 @@
 // core dumps of set-uid programs), so there is no instant in which the payload, running as the
 // same uid, could attach to the new program before its first prctl.
 #include <fcntl.h>
-#include <sys/capability.h>
+#include <linux/capability.h>
 #include <sys/mman.h>
 #include <sys/prctl.h>
 #include <sys/stat.h>
@@ -92,15 +92,17 @@ int make_reaper_memfd_from_parent() {
 }
 
 bool may_exec_reaper_in_child() {
-  // A command that keeps CAP_SYS_PTRACE (root's own set, --cap-add) would have it in the
-  // namespace the reaper's memory moves to: pid 1 then stays the launcher's clone, whose memory
-  // belongs to the host's namespace. (no_new_privs: the command's exec cannot gain it.)
-  cap_t c = cap_get_proc();
-  if (c == nullptr) return false;
-  cap_flag_value_t v = CAP_SET;
-  cap_get_flag(c, CAP_SYS_PTRACE, CAP_PERMITTED, &v);
-  cap_free(c);
-  return v == CAP_CLEAR;
+  // A command with CAP_SYS_PTRACE (root's own set, --cap-add) would have it in the namespace the
+  // reaper's memory moves to: pid 1 then stays the launcher's clone, whose memory belongs to the
+  // host's namespace. Pid 1 still has the credentials the command started with; what of them
+  // the command's exec kept follows from the kernel's rules with no_new_privs (nothing is
+  // gained): a non-root command keeps only its ambient set, root its permitted set.
+  __user_cap_header_struct hdr{_LINUX_CAPABILITY_VERSION_3, 0};
+  __user_cap_data_struct data[_LINUX_CAPABILITY_U32S_3] = {};
+  if (::syscall(SYS_capget, &hdr, data) != 0) return false;
+  if ((data[CAP_SYS_PTRACE / 32].permitted & (1u << (CAP_SYS_PTRACE % 32))) == 0) return true;
+  if (::getuid() == 0 || ::geteuid() == 0) return false;
+  return ::prctl(PR_CAP_AMBIENT, PR_CAP_AMBIENT_IS_SET, CAP_SYS_PTRACE, 0, 0) == 0;
 }
 
 void exec_reaper_in_child(const ChildContext& ctx, pid_t cmd, bool forward, const std::vector<int>& keep) {

@@ -64,24 +64,28 @@ print(" ".join(f"{k}={v}" for k, v in sorted(res.items())))
 '''
 failures = []
 # exec: pid 1 has become the reaper program (its argv is the launcher's argv[0] alone). Not
-# where the command keeps CAP_SYS_PTRACE (root's set before the command's exec drops it for
-# uid 1000): there pid 1 stays the launcher's clone.
+# where the command has CAP_SYS_PTRACE (root in a user namespace keeps root's set): it would have
+# that capability over the program's memory, so pid 1 stays the launcher's clone. A uid-1000
+# command of a root caller loses root's set at its exec: pid 1 execs.
+# fd-list: listing /proc/1/fd needs only ownership of the entry, which for a non-dumpable
+# process is the root of its memory's user namespace where that maps one (else the host's root):
+# refused unless the payload's uid is that uid (a root caller; --uid 0, whose namespace root is
+# the caller's uid). Re-opening an fd there needs ptrace access, refused for everyone.
 CASES = [
-    ("unprivileged", UNPRIV, ["--unshare-all"], True),
-    ("root, user namespace, --uid 1000", [], ["--unshare-all", "--uid", "1000"], False),
-    ("root, --cap-drop ALL", [], ["--unshare-pid", "--cap-drop", "ALL"], True),
+    ("unprivileged", UNPRIV, ["--unshare-all"], True, True),
+    ("unprivileged, --uid 0", UNPRIV, ["--unshare-all", "--uid", "0"], True, False),
+    ("root, user namespace, --uid 1000", [], ["--unshare-all", "--uid", "1000"], True, False),
+    ("root, --cap-drop ALL", [], ["--unshare-pid", "--cap-drop", "ALL"], True, False),
+    ("root, user namespace, root's capabilities", [], ["--unshare-all"], False, False),
 ]
-for label, prefix, extra, execs in CASES:
+for label, prefix, extra, execs, fd_list_refused in CASES:
     r = subprocess.run(prefix + [RINGFENCE, "bwrap"] + ROOT + extra + ["python3", "-c", ATTACK],
                        capture_output=True, text=True, timeout=60)
     line = r.stdout.strip()
     print(f"# {label}: rc={r.returncode} {line} {r.stderr.strip()}")
     fields = dict(kv.split("=", 1) for kv in line.split()) if line else {}
-    # Listing /proc/1/fd needs only ownership of the (non-dumpable, so host-root-owned) entry:
-    # refused unless the payload's uid is the host's root itself (root caller); re-opening an fd
-    # there needs ptrace access, refused for everyone.
     attacks = ["ptrace-attach", "mem", "environ", "fd-reopen", "pidfd_getfd", "exe"]
-    if prefix:
+    if fd_list_refused:
         attacks.append("fd-list")
     for attack in attacks:
         ok = fields.get(attack, "").startswith("blocked")
