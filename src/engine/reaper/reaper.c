@@ -162,7 +162,13 @@ __attribute__((used)) static void reaper_main(long* sp) {
       continue;
     }
     struct signalfd_siginfo si;
-    if (SYS(read, sfd, &si, sizeof si, 0) != (long)sizeof si) continue;
+    long n = SYS(read, sfd, &si, sizeof si, 0);
+    if (n == -EINTR) continue;
+    if (n != (long)sizeof si) {  // a signalfd that cannot be read: block in the wait from now on
+      SYS(close, sfd, 0, 0, 0);
+      sfd = -1;
+      continue;
+    }
     if (si.ssi_signo != SIGCHLD && !reported) SYS(kill, cmd, si.ssi_signo, 0, 0);
   }
   die(code);
