@@ -38,6 +38,7 @@ struct ChildContext {
   bool devpts_ids = false;        // the first user namespace maps 0 (see above)
   bool parent_step = false;       // the child waits for the launcher at sync point 1
   bool reaper = false;            // a pid-1 style reaper stays around the command
+  int reaper_fd = -1;             // the reaper program pid 1 execs (memfd, CLOEXEC), or -1
   int go_fd = -1;                 // sync point 1: one byte from the launcher (CLOEXEC)
   std::uint64_t caller_caps = 0;  // caller's effective capability set
   std::vector<ResolvedOp> ops;

@@ -416,6 +416,9 @@ Result<Outcome> run_sandbox(const spec::Spec& spec) {
                    "user namespace.");
     return base::errno_error("Joining specified user namespace failed");
   }
+  // The reaper program pid 1 becomes once the command runs (reaper_exec.cpp).
+  base::UniqueFd reaper_fd(ctx.reaper ? make_reaper_memfd_from_parent() : -1);
+  ctx.reaper_fd = reaper_fd.get();
   pid_t pid = clone_into(clone_flags(spec, ctx.ns));
   if (pid < 0) return clone_error(errno, ctx.ns, ctx.privileged);
   if (pid == 0) {
@@ -426,6 +429,7 @@ Result<Outcome> run_sandbox(const spec::Spec& spec) {
     run_child(ctx);
   }
   wr.reset();
+  reaper_fd.reset();
   notify_child.reset();
   go_rd.reset();
   if (cgroup) cgroup->close_procs_fds();

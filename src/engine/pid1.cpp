@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: LGPL-2.1-or-later
-// Running the command: exec it directly, or start it (as pid 2 in a PID namespace) and stay
-// as its reaper: reaping orphans, holding --lock-file locks and --sync-fd, and reporting the
-// command's status to the launcher.
+// Running the command: exec it directly, or start it (as pid 2 in a PID namespace) and become
+// its reaper (reaper_exec.cpp; or stay as one where that exec is not possible): reaping orphans,
+// holding --lock-file locks and --sync-fd, and reporting the command's status to the launcher.
 #include <fcntl.h>
 #include <sched.h>
 #include <signal.h>
@@ -31,6 +31,7 @@ struct ExecArgs {
   const char* file;
   char* const* argv;
   char* const* envp;
+  const sigset_t* sigmask;  // the mask to restore before the exec, or null
 };
 
 [[noreturn]] void exec_in_child(const ExecArgs& a) {
@@ -56,6 +57,7 @@ struct ExecArgs {
   if (auto s = install_seccomp_in_child(ctx); !s)
     report_and_exit_in_child(ctx.status_fd, Stage::Seccomp, s.error());
   if (spec.json_status_fd) send_exec_in_child(ctx.status_fd);
+  if (a.sigmask != nullptr) ::sigprocmask(SIG_SETMASK, a.sigmask, nullptr);
   // execvp searches the PATH of the process's own environment.
   environ = const_cast<char**>(a.envp);
   ::execvp(a.file, a.argv);
@@ -109,8 +111,17 @@ void close_fds_except_in_child(std::vector<int> keep, unsigned flags) {
 }
 
 void run_command_in_child(const ChildContext& ctx, const char* file, char* const* argv, char* const* envp) {
-  ExecArgs args{&ctx, file, argv, envp};
+  ExecArgs args{&ctx, file, argv, envp, nullptr};
   if (!ctx.reaper) exec_in_child(args);
+
+  // The signals forwarded to the command are blocked from before it starts until the reaper
+  // reads them (a blocked signal stays pending across exec); the command gets the mask back.
+  const auto& sup = ctx.spec->supervision;
+  const bool forward = sup.forward_signals || sup.timeout_ms;
+  sigset_t fwd, before;
+  sigemptyset(&fwd);
+  for (int sig : {SIGINT, SIGTERM, SIGHUP, SIGQUIT}) sigaddset(&fwd, sig);
+  if (forward && ::sigprocmask(SIG_BLOCK, &fwd, &before) == 0) args.sigmask = &before;
 
   std::vector<int> keep{ctx.status_fd};
   if (ctx.spec->sync_fd) keep.push_back(*ctx.spec->sync_fd);
@@ -128,16 +139,22 @@ void run_command_in_child(const ChildContext& ctx, const char* file, char* const
   if (cmd < 0)
     report_and_exit_in_child(ctx.status_fd, Stage::Reaper, base::errno_error("Can't fork for pid 1"));
   ::munmap(stack, kStack);
-  const auto& sup = ctx.spec->supervision;
-  if (sup.forward_signals || sup.timeout_ms) forward_to_command_in_child(cmd);
 
   // The reaper holds nothing worth attacking: no capabilities, not dumpable (so the payload,
   // running as the same uid, cannot ptrace it or read its memory), no fds but stdio, the
   // status pipe, --sync-fd and the lock files.
+  const bool exec_reaper = ctx.reaper_fd >= 0 && may_exec_reaper_in_child();
   drop_all_caps_in_child();
   prctl(PR_SET_DUMPABLE, 0, 0, 0, 0);
-  close_fds_except_in_child(keep, 0);
+  std::vector<int> open_fds = keep;
+  if (exec_reaper) open_fds.push_back(ctx.reaper_fd);
+  close_fds_except_in_child(open_fds, 0);
   if (ctx.spec->die_with_parent) prctl(PR_SET_PDEATHSIG, SIGKILL, 0, 0, 0);
+  if (exec_reaper) exec_reaper_in_child(ctx, cmd, forward, keep);  // returns only if it failed
+  if (forward) {
+    forward_to_command_in_child(cmd);
+    ::sigprocmask(SIG_UNBLOCK, &fwd, nullptr);
+  }
   // bwrap installs the caller's filters in its pid 1 too; callers' filters allow wait/write.
   if (auto s = install_seccomp_in_child(ctx); !s) ::kill(cmd, SIGKILL);
 

@@ -63,6 +63,13 @@ base::Status loopback_up_in_child();
 // seccomp_apply.cpp: install the Spec's BPF programs in order.
 base::Status install_seccomp_in_child(const ChildContext& ctx);
 
+// reaper_exec.cpp: the reaper program in a memfd (CLOEXEC, mode 0111), or -1 without one.
+int make_reaper_memfd_from_parent();
+// reaper_exec.cpp: false when the command has CAP_SYS_PTRACE (pid 1 then does not exec).
+bool may_exec_reaper_in_child();
+// reaper_exec.cpp: exec ctx.reaper_fd as pid 1, keeping `keep` open; returns only on failure.
+void exec_reaper_in_child(const ChildContext& ctx, pid_t cmd, bool forward, const std::vector<int>& keep);
+
 // pid1.cpp: close (or, with CLOSE_RANGE_CLOEXEC in flags, mark) every fd from 3 up but keep.
 void close_fds_except_in_child(std::vector<int> keep, unsigned flags);
 // pid1.cpp: run the command (exec `file` with argv) or, when ctx.reaper, start it and stay as its

@@ -58,7 +58,10 @@ def normalise_probe(j, launcher_pid, launcher_argv, hns):
             if k in j:
                 j[k] = _relation(j[k], rel)
     cmd = j.get("pid1_cmdline")
-    if isinstance(cmd, list) and cmd == launcher_argv:
+    # bwrap's pid 1 shows the launcher's whole command line; ringfence's, once it has become
+    # the reaper program, only its argv[0], and none for the instant of that exec, which runs
+    # alongside the command's start (docs/compat-bwrap.md, "Pid 1").
+    if isinstance(cmd, list) and cmd in (launcher_argv, launcher_argv[:1], []):
         j["pid1_cmdline"] = "<launcher argv>"
     if isinstance(j.get("fds"), dict):
         # pipes, sockets and namespace fds: the inode differs from run to run

@@ -11,11 +11,12 @@ case where both sides fail the same way cannot pass."""
 import fcntl
 import json
 import os
+import socket
 import sys
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from compat import CompatSuite, expand, minimal, normalise_probe, probe  # noqa: E402
-from rftest import Live, Pipe, check, check_eq, host_ns  # noqa: E402
+from rftest import NOBODY, Live, Pipe, check, check_eq, fail, host_ns  # noqa: E402
 
 C = CompatSuite("compat-joined")
 
@@ -85,8 +86,11 @@ def joined(ctx, form, a_args, b_opts, checks):
             checks(a, raw)
         out = r.stdout
         if raw is not None:
+            # A's pid 1 (compat.py): ringfence's shows only argv[0], as B's own pid 1 would
+            a_pid1 = raw.get("pid1_cmdline") == a.argv or (
+                raw.get("pid1_cmdline") == a.argv[:1] and raw["ns"]["pid"] == a.inode("pid"))
             out = normalise_probe(raw, r.pid, h.invocation(form) + argv, host_ns())
-            if out.get("pid1_cmdline") == a.argv:  # pid 1 of A's namespace: A's reaper
+            if a_pid1:
                 out["pid1_cmdline"] = "<A's launcher argv>"
         return {"exit": r.rc, "stdout": out, "stderr": r.stderr}
     finally:
@@ -116,6 +120,69 @@ C.scenario("pidns-joined-unshare-pid", covers=["--pidns", "--unshare-pid"])(
     lambda ctx, form: joined(ctx, form, A_USER, lambda a: [
         "--userns", str(a.ns_fd("pid", USERNS_FD, owner=True)), "--pidns", str(a.ns_fd("pid", PIDNS_FD)),
         "--unshare-pid"], under_a_pidns))
+
+
+# bubblewrap's test-specifying-pidns.sh, the way Flatpak enters a running sandbox: A has one
+# user namespace (no --dev, so no nested one) and a pid namespace; B is given A's child-pid's
+# /proc/PID/ns/user and /proc/PID/ns/pid as they are, and must see A's processes. Opening those
+# needs ptrace access to A's pid 1, which is not dumpable in ringfence: an unprivileged caller
+# passes only because that pid 1 runs a program whose memory belongs to A's user namespace,
+# which the caller owns (src/engine/reaper_exec.cpp).
+NO_DEV = ["--ro-bind", "/usr", "/usr", "--symlink", "usr/bin", "/bin", "--symlink", "usr/lib", "/lib",
+          "--symlink", "usr/lib64", "/lib64", "--proc", "/proc", "{probe_bind}"]
+
+
+def open_as_caller(ctx, path, num):
+    """PATH opened by the caller of the sandboxes (65534 for unprivileged runs), at fd NUM."""
+    if not ctx.unpriv:
+        fd = os.open(path, os.O_RDONLY | os.O_CLOEXEC)
+    else:
+        parent, child = socket.socketpair(socket.AF_UNIX, socket.SOCK_DGRAM)
+        pid = os.fork()
+        if pid == 0:
+            code = 0
+            try:
+                os.setgroups([])
+                os.setresgid(NOBODY, NOBODY, NOBODY)
+                os.setresuid(NOBODY, NOBODY, NOBODY)
+                socket.send_fds(child, [b"ok"], [os.open(path, os.O_RDONLY)])
+            except OSError as e:
+                child.send(f"{e.strerror}".encode())
+                code = 1
+            os._exit(code)
+        os.waitpid(pid, 0)
+        msg, fds, _, _ = socket.recv_fds(parent, 256, 1)
+        parent.close()
+        child.close()
+        if not fds:
+            fail(f"opening {path} as {NOBODY}: {msg.decode()}")
+        fd = fds[0]
+    os.dup2(fd, num, inheritable=True)
+    os.close(fd)
+    return num
+
+
+def pidns_of_child_pid(ctx, form):
+    h = ctx.h
+    a = Holder(ctx, form, NO_DEV + ["--unshare-user", "--unshare-pid"])
+    try:
+        opts = []
+        for name, num in (("user", USERNS_FD), ("pid", PIDNS_FD)):
+            opts += [f"--{name}ns", str(open_as_caller(ctx, f"/proc/{a.pid}/ns/{name}", num))]
+            a.fds.append(num)
+        r = ctx.run(expand(h, h.fx, opts + NO_DEV + probe("ls", "/proc")), form=form, pass_fds=a.fds)
+        pids = sorted(int(k) for k in json.loads(r.out) if k.isdigit()) if r.rc == 0 else None
+        if pids is not None:
+            check(1 in pids and 2 in pids, f"B sees A's pid 1 and command: {pids}")
+            with open(f"/proc/{a.pid}/task/{a.pid}/children") as f:
+                a_cmd = int(f.read().split()[0])
+            check_eq(os.stat(f"/proc/{a_cmd}/ns/pid").st_ino, a.inode("pid"), "A's command in A's pid ns")
+        return {"exit": r.rc, "stderr": r.stderr, "pids": pids}
+    finally:
+        a.close()
+
+
+C.scenario("pidns-of-child-pid", covers=["--pidns", "--userns", "--info-fd"])(pidns_of_child_pid)
 
 
 def pidns_info(ctx, form):

@@ -3,6 +3,8 @@
 # The engine's fallbacks for older kernels give the same sandbox: clone3, openat2 and
 # mount_setattr are made to fail with ENOSYS (as on kernels without them) and the mount
 # table, flags and escape resistance are compared with a normal run. As root and unprivileged.
+# Pid 1 without its reaper program (no memfd_create, no execveat) stays the launcher's clone
+# and still reports the command's status.
 import os
 import shutil
 import subprocess
@@ -65,6 +67,19 @@ def main():
                 check(label + " planted symlink refused", e.returncode == 1 and "Can't mkdir" in e.stderr,
                       f"rc={e.returncode} {e.stderr}")
                 check(label + " host dir untouched", os.listdir(host_dir) == [], str(os.listdir(host_dir)))
+        # argc of pid 1: 1 once it runs the reaper program, the launcher's argc when it stayed
+        pid1 = MINIMAL + ["--unshare-all", "sh", "-c", 'sleep 0.5; tr "\\0" "\\n" </proc/1/cmdline | wc -l; exit 7']
+        for who, prefix in (("unprivileged", UNPRIV), ("root, --cap-drop ALL", [])):
+            extra = ["--cap-drop", "ALL"] if not prefix else []
+            base = run(prefix, extra + pid1)
+            check(f"{who}: pid 1 runs the reaper program", (base.returncode, base.stdout.strip()) == (7, "1"),
+                  f"rc={base.returncode} argc={base.stdout.strip()} {base.stderr}")
+            for missing in (["execveat"], ["memfd_create"]):
+                r = run(prefix, extra + pid1, missing)
+                argc = r.stdout.strip()
+                check(f"{who}: without {missing[0]} pid 1 stays and reports the status",
+                      r.returncode == 7 and argc.isdigit() and int(argc) > 1,
+                      f"rc={r.returncode} argc={argc} {r.stderr}")
     finally:
         shutil.rmtree(work, ignore_errors=True)
     print(f"1..{len(failures)} failures" if failures else "all passed")
