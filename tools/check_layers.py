@@ -6,6 +6,9 @@
    name a layer that <layer> may use (the table below); relative includes may not leave the
    including file's own layer.
 2. `throw` appears only at the CLI edge: src/app, src/cli (and the cli headers).
+3. On the real tree (one with docs/architecture.md): the table is the real graph, no allowed edge
+   goes unused; the "may include" column of docs/architecture.md says the same; and every rf_X_dep a
+   layer's meson.build links is a layer the table lets it use.
 
 usage: check_layers.py ROOT      check the tree at ROOT; exit 1 and print file:line on violations
        check_layers.py --self-test
@@ -27,20 +30,18 @@ ALLOWED: dict[str, frozenset[str]] = {
     "spec": frozenset({"base"}),
     "policy": frozenset({"base"}),
     "net": frozenset({"base"}),
-    "presets": frozenset({"base", "spec", "policy"}),
-    "cli": frozenset({"base", "spec", "policy", "presets", "net"}),
-    "engine": frozenset({"base", "spec", "net", "policy"}),
-    "probe": frozenset({"engine", "base", "spec"}),
-    "verify": frozenset({"engine", "presets", "base", "spec"}),
+    "presets": frozenset({"base"}),
+    "cli": frozenset({"base", "spec", "policy", "presets"}),
+    "engine": frozenset({"base", "spec", "net"}),
+    "probe": frozenset({"base"}),
+    "verify": frozenset({"presets", "base"}),
 }
 # Layers that may include everything.
 TOP_LAYERS = frozenset({"app"})
 KNOWN_LAYERS = frozenset(ALLOWED) | TOP_LAYERS
 
 # (including layer, included layer) -> the only headers of the included layer it may use.
-ONLY_HEADERS: dict[tuple[str, str], frozenset[str]] = {
-    ("engine", "policy"): frozenset({"bpf_program.hpp"}),
-}
+ONLY_HEADERS: dict[tuple[str, str], frozenset[str]] = {}
 
 # Layers whose code may throw: the command-line edge.
 THROW_ALLOWED = frozenset({"app", "cli"})
@@ -189,6 +190,7 @@ def check_include(rel: Path, layer: str, target: str, quoted: bool, src_dir: Pat
 def check_tree(root: Path) -> tuple[list[Violation], int]:
     root = root.resolve()
     violations: list[Violation] = []
+    used: set[tuple[str, str]] = set()
     files = source_files(root)
     for path in files:
         rel = path.relative_to(root)
@@ -205,6 +207,9 @@ def check_tree(root: Path) -> tuple[list[Violation], int]:
         for lineno, line in enumerate(no_comments.splitlines(), start=1):
             m = INCLUDE_RE.match(line)
             if m:
+                parts = m.group(2).split("/")
+                if len(parts) >= 3 and parts[0] == "ringfence" and parts[1] != layer:
+                    used.add((layer, parts[1]))
                 msg = check_include(rel, layer, m.group(2), m.group(1) == '"', path.parent, root)
                 if msg:
                     violations.append(Violation(str(rel), lineno, msg))
@@ -215,7 +220,62 @@ def check_tree(root: Path) -> tuple[list[Violation], int]:
                         str(rel), lineno,
                         f'"throw" in layer "{layer}": core code returns Result (only src/app and '
                         "src/cli may throw)"))
+    if (root / "docs" / "architecture.md").is_file():
+        violations += check_graph(root, used)
     return violations, len(files)
+
+
+DOC_ROW_RE = re.compile(r"^\|\s*`([a-z]+)`\s*\|[^|]*\|.*\|\s*([^|]*?)\s*\|\s*$")
+MESON_DEP_RE = re.compile(r"\brf_([a-z]+)_dep\b")
+
+
+def doc_table(text: str) -> dict[str, frozenset[str]]:
+    """The "may include" column of the layers table: layer -> the layers it names."""
+    out: dict[str, frozenset[str]] = {}
+    for line in text.splitlines():
+        m = DOC_ROW_RE.match(line)
+        if not m or m.group(1) not in KNOWN_LAYERS:
+            continue
+        cell = m.group(2)
+        if cell.strip() in ("everything", "nothing else"):
+            out[m.group(1)] = frozenset()
+            continue
+        names = {w.strip().split()[0].strip("`") for w in cell.split(",") if w.strip()}
+        out[m.group(1)] = frozenset(names)
+    return out
+
+
+def check_graph(root: Path, used: set[tuple[str, str]]) -> list[Violation]:
+    violations: list[Violation] = []
+    for layer, allowed in sorted(ALLOWED.items()):
+        for dep in sorted(allowed):
+            if (layer, dep) not in used:
+                violations.append(Violation(
+                    "tools/check_layers.py", 1,
+                    f'layer "{layer}" may use "{dep}" but includes nothing of it: drop the edge'))
+    doc = root / "docs" / "architecture.md"
+    table = doc_table(doc.read_text(encoding="utf-8"))
+    for layer in sorted(KNOWN_LAYERS):
+        want = frozenset() if layer in TOP_LAYERS else ALLOWED[layer]
+        if layer not in table:
+            violations.append(Violation(str(doc.relative_to(root)), 1, f'no row for layer "{layer}"'))
+        elif table[layer] != want:
+            violations.append(Violation(
+                str(doc.relative_to(root)), 1,
+                f'layer "{layer}": the table says it may include {sorted(table[layer]) or "nothing"}, '
+                f"tools/check_layers.py says {sorted(want) or 'nothing'}"))
+    for layer in sorted(ALLOWED):
+        build = root / "src" / layer / "meson.build"
+        if not build.is_file():
+            continue
+        for lineno, line in enumerate(build.read_text(encoding="utf-8").splitlines(), start=1):
+            code = line.split("#", 1)[0]
+            for dep in MESON_DEP_RE.findall(code):
+                if dep in KNOWN_LAYERS and dep != layer and dep not in ALLOWED[layer]:
+                    violations.append(Violation(
+                        str(build.relative_to(root)), lineno,
+                        f'layer "{layer}" links rf_{dep}_dep, which the table does not let it use'))
+    return violations
 
 
 def main_check(root: Path) -> int:
@@ -251,7 +311,7 @@ GOOD_TREE = {
         "int thrower = 0;  // not the keyword\n"
     ),
     "src/engine/launcher.cpp": (
-        '#include "ringfence/policy/bpf_program.hpp"\n'
+        '#include "ringfence/net/address.hpp"\n'
         '#include "ringfence/spec/spec.hpp"\n'
         '#include "sync.hpp"\n'
         '#include "../engine/sync.hpp"\n'
@@ -277,9 +337,9 @@ BAD_FILES: dict[str, tuple[str, list[int]]] = {
     "include/ringfence/net/cidr.hpp": ('#pragma once\n\n#include "ringfence/engine/launch.hpp"\n',
                                        [3]),
     "include/ringfence/presets/p.hpp": ('#include "ringfence/policy/ast.hpp"\n'
-                                        '#include "ringfence/net/cidr.hpp"\n', [2]),
+                                        '#include "ringfence/net/cidr.hpp"\n', [1, 2]),
     "src/probe/probe.cpp": ('#include "ringfence/engine/launch.hpp"\n'
-                            '#  include <ringfence/cli/bwrap_args.hpp>\n', [2]),
+                            '#  include <ringfence/cli/bwrap_args.hpp>\n', [1, 2]),
     "src/mystery/x.cpp": ("int x;\n", [1]),
     "src/policy/bad.cpp": ('#include "ringfence/nowhere/x.hpp"\n#include "ringfence/flat.hpp"\n',
                            [1, 2]),
