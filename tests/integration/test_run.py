@@ -450,6 +450,14 @@ def setup_failure_names_the_step(ctx):
     check_eq(r.returncode, EXIT_SETUP, f"exec failure: {r.stderr!r}")
     check("ringfence: sandbox setup failed at exec: execvp /nonexistent-rf-cmd: No such file or directory\n"
           in r.stderr, f"exec is the step: {r.stderr!r}")
+    # The soft and landlock jails run the same recipe and report the same way.
+    for level in ("soft", "landlock"):
+        r = e.run(["--level", level, "--", "/nonexistent-rf-cmd"])
+        if not r.stderr.startswith(f"ringfence: level {level}"):
+            continue  # this host does not reach the level
+        check_eq(r.returncode, EXIT_SETUP, f"{level}: exec failure: {r.stderr!r}")
+        check("ringfence: sandbox setup failed at exec: execvp /nonexistent-rf-cmd: No such file or directory\n"
+              in r.stderr, f"{level}: exec is the step: {r.stderr!r}")
 
 
 @suite.case()
