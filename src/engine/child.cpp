@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: LGPL-2.1-or-later
-// THE child recipe: one flat list of steps from clone to exec, each with why it sits where it
-// does. Any failure is reported once over the status pipe as {stage, errno, message}.
+// The steps of the child recipe (recipe.cpp holds the table and its order): those of the kernel
+// jail and those every level shares. Each returns a Status; the recipe reports a failure once.
 #include <fcntl.h>
 #include <poll.h>
 #include <sched.h>
@@ -17,9 +17,8 @@
 #include "cgroup.hpp"
 #include "child.hpp"
 #include "mounts.hpp"
-#include "ringfence/base/unique_fd.hpp"
+#include "recipe.hpp"
 #include "steps.hpp"
-#include "sync.hpp"
 
 namespace rf::engine {
 namespace {
@@ -30,150 +29,205 @@ bool launcher_gone(int status_fd) {
   return ::poll(&p, 1, 0) == 1 && (p.revents & POLLERR) != 0;
 }
 
-base::Status set_cwd(const ChildContext& ctx, std::string& pwd) {
-  const auto& dir = ctx.spec->chdir;
-  if (dir) {
-    if (::chdir(dir->c_str()) != 0) return base::errno_error("Can't chdir to " + *dir);
-    pwd = *dir;
-  } else if (!ctx.old_cwd.empty() && ::chdir(ctx.old_cwd.c_str()) == 0) {
-    pwd = ctx.old_cwd;
-  } else if (!ctx.home.empty() && ::chdir(ctx.home.c_str()) == 0) {
-    pwd = ctx.home;
-  } else {
-    pwd = "/";
-  }
+// The death signal, and a check that the launcher did not die before it was set.
+base::Status arm_death_signal(int status_fd) {
+  if (::prctl(PR_SET_PDEATHSIG, SIGKILL, 0, 0, 0) != 0) return base::errno_error("prctl(PR_SET_PDEATHSIG)");
+  if (launcher_gone(status_fd)) return base::Error(0, "the launcher is gone");
   return {};
 }
+
+const spec::Spec& spec_of(const RecipeState& st) { return *st.ctx->spec; }
 
 }  // namespace
 
 void run_child(const ChildContext& ctx) {
-  const spec::Spec& spec = *ctx.spec;
-  const int out = ctx.status_fd;
-  auto check = [out](Stage stage, const base::Status& s) {
-    if (!s) report_and_exit_in_child(out, stage, s.error());
-  };
+  RecipeState st;
+  st.ctx = &ctx;
+  st.level = Level::Kernel;
+  run_recipe_in_child(st);
+}
 
-  // 0. Dumpable again when the launcher was before it sealed itself (and the clone did not
-  //    start so): the id maps below are written through /proc/self, which a non-dumpable
-  //    process of an unprivileged caller may not open for writing. Pid 1 ends non-dumpable.
-  if (ctx.restore_dumpable) ::prctl(PR_SET_DUMPABLE, 1, 0, 0, 0);
-  // 0. Into the sandbox's cgroup first, so everything below and all the command starts is
-  //    counted (--limit memory/pids/cpu).
-  check(Stage::Limits, join_cgroups_in_child(ctx.cgroup_procs_fds));
-  // Native mode: the launcher's command line (its --env values among it) is not for the sandbox
-  // to read in /proc/1/cmdline; this clone's copy of it is blanked (the command execs anyway).
-  if (ctx.argv_area_len > 0 && program_invocation_name != nullptr) {
+base::Status step_dumpable(RecipeState& st) {
+  // Dumpable again when the launcher was before it sealed itself (and the clone did not start
+  // so): a non-dumpable process of an unprivileged caller may not open /proc/self for writing.
+  if (st.ctx->restore_dumpable) ::prctl(PR_SET_DUMPABLE, 1, 0, 0, 0);
+  return {};
+}
+
+base::Status step_cgroup(RecipeState& st) { return join_cgroups_in_child(st.ctx->cgroup_procs_fds); }
+
+base::Status step_title(RecipeState& st) {
+  // Native mode: the launcher's command line (its --env values among it) is blanked in this
+  // clone's copy (the command execs anyway).
+  const std::size_t n = st.ctx->argv_area_len;
+  if (n > 0 && program_invocation_name != nullptr) {
     static const char kTitle[] = "ringfence-init";
-    std::size_t n = ctx.argv_area_len;
     std::memset(program_invocation_name, 0, n);
     std::memcpy(program_invocation_name, kTitle, std::min(n - 1, sizeof kTitle - 1));
   }
-  // 0. The signals the launcher forwards are blocked there; not here.
-  if (ctx.restore_sigmask) ::sigprocmask(SIG_SETMASK, &ctx.sigmask, nullptr);
-  // 0. Die with the launcher when asked; re-check afterwards, as it may already be gone.
-  if (spec.die_with_parent) {
-    if (prctl(PR_SET_PDEATHSIG, SIGKILL, 0, 0, 0) != 0)
-      report_and_exit_in_child(out, Stage::DeathSignal, base::errno_error("prctl(PR_SET_PDEATHSIG)"));
-    if (launcher_gone(out)) _exit(1);
-  }
-  // 0a. --pidns: fork into the given pid namespace before anything else, so the launcher can
-  //     report the final pid at sync point 1.
-  if (spec.pidns_fd) enter_pid_namespace_in_child(ctx);
-  // 0b. Sync point 1: wait while the launcher writes the status fds (and an outside tool the
-  //     id maps, with --userns-block-fd). Those fds are the launcher's, not the command's.
-  //     The status fds are closed first: a caller may read the info fd to EOF before it
-  //     releases us. (--userns-block-fd stays open, as in bwrap.)
+  return {};
+}
+
+base::Status step_signal_mask(RecipeState& st) {
+  if (st.ctx->restore_sigmask) ::sigprocmask(SIG_SETMASK, &st.ctx->sigmask, nullptr);
+  return {};
+}
+
+base::Status step_death_signal(RecipeState& st) {
+  if (!spec_of(st).die_with_parent) return {};
+  return arm_death_signal(st.ctx->status_fd);
+}
+
+base::Status step_pid_namespace(RecipeState& st) {
+  if (!spec_of(st).pidns_fd) return {};
+  return enter_pid_namespace_in_child(*st.ctx);
+}
+
+base::Status step_sync_point(RecipeState& st) {
+  const ChildContext& ctx = *st.ctx;
+  const spec::Spec& spec = *ctx.spec;
+  // The status fds are the launcher's, not the command's, and are closed first: a caller may
+  // read the info fd to EOF before it releases us. (--userns-block-fd stays open, as in bwrap.)
   if (ctx.go_fd >= 0) {
     for (const auto& fd : {spec.info_fd, spec.json_status_fd})
       if (fd) ::close(*fd);
     char b;
     ssize_t n;
     while ((n = ::read(ctx.go_fd, &b, 1)) < 0 && errno == EINTR) {}
-    if (n != 1) _exit(1);  // the launcher failed (and reports) or is gone
+    // The launcher failed (and reports that itself) or is gone.
+    if (n < 0) return base::errno_error("reading the launcher's go-ahead");
+    if (n != 1) return base::Error(0, "the launcher ended before the sandbox was released");
     ::close(ctx.go_fd);
   }
-  // 0c. After --pidns forks the death signal is gone (fork clears it) and our parent is now
-  //     the launcher, which has reaped the intermediates: set it again.
-  if (spec.pidns_fd && spec.die_with_parent) {
-    if (prctl(PR_SET_PDEATHSIG, SIGKILL, 0, 0, 0) != 0)
-      report_and_exit_in_child(out, Stage::DeathSignal, base::errno_error("prctl(PR_SET_PDEATHSIG)"));
-    if (launcher_gone(out)) _exit(1);
+  // After the --pidns forks the death signal is gone (fork clears it) and our parent is now
+  // the launcher, which has reaped the intermediates: set it again.
+  if (spec.pidns_fd && spec.die_with_parent) return arm_death_signal(ctx.status_fd);
+  return {};
+}
+
+base::Status step_no_new_privs(RecipeState&) {
+  if (::prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) != 0) return base::errno_error("prctl(PR_SET_NO_NEW_PRIVS)");
+  return {};
+}
+
+base::Status step_setup_umask(RecipeState&) {
+  ::umask(0);  // the caller's umask returns with the session step
+  return {};
+}
+
+base::Status step_id_maps(RecipeState& st) {
+  RF_TRY(write_id_maps_in_child(*st.ctx));
+  if (st.ctx->nested_userns) {  // for the nested maps, written after the host is detached
+    st.host_proc.reset(::open("/proc", O_PATH | O_DIRECTORY | O_CLOEXEC));
+    if (!st.host_proc.valid()) return base::errno_error("open /proc");
   }
-  // 1. no_new_privs first: from here on no exec can gain privileges (setuid, file caps).
-  if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) != 0)
-    report_and_exit_in_child(out, Stage::Capabilities, base::errno_error("prctl(PR_SET_NO_NEW_PRIVS)"));
-  // 2. Setup creates files with exactly the modes asked for; the caller's umask returns at 9.
-  ::umask(0);
-  // 3. Maps before any mount: files on the new root need a mapped fsuid.
-  check(Stage::IdMaps, write_id_maps_in_child(ctx));
-  base::UniqueFd host_proc;  // for the nested maps, written after the host is detached
-  if (ctx.nested_userns) {
-    host_proc.reset(::open("/proc", O_PATH | O_DIRECTORY | O_CLOEXEC));
-    if (!host_proc.valid()) report_and_exit_in_child(out, Stage::IdMaps, base::errno_error("open /proc"));
+  return {};
+}
+
+base::Status step_loopback(RecipeState& st) {
+  return st.ctx->ns.net ? loopback_up_in_child() : base::Status{};
+}
+
+base::Status step_new_root(RecipeState& st) {
+  return prepare_root_in_child(spec_of(st).root_size, spec_of(st).root_inodes);
+}
+
+base::Status step_fs_ops(RecipeState& st) { return apply_ops_in_child(*st.ctx); }
+
+base::Status step_pivot_root(RecipeState&) { return finish_root_in_child(); }
+
+base::Status step_hostname(RecipeState& st) {
+  const auto& h = spec_of(st).hostname;
+  if (h && ::sethostname(h->data(), h->size()) != 0) return base::errno_error("Can't set hostname to " + *h);
+  return {};
+}
+
+base::Status step_userns2(RecipeState& st) {
+  const auto& fd = spec_of(st).userns2_fd;
+  if (fd && ::setns(*fd, CLONE_NEWUSER) != 0) return base::errno_error("Setting userns2 failed");
+  return {};
+}
+
+base::Status step_nested_userns(RecipeState& st) {
+  const spec::Spec& spec = spec_of(st);
+  if (spec.disable_userns) RF_TRY(limit_user_namespaces_in_child(st.host_proc.get()));
+  if (st.ctx->nested_userns) {
+    RF_TRY(enter_nested_userns_in_child(*st.ctx, st.host_proc.get()));
+    st.host_proc.reset();
   }
-  // 4. Loopback: the network namespace is ours from clone.
-  if (ctx.ns.net) check(Stage::Loopback, loopback_up_in_child());
-  // 5. The new root: scratch tmpfs and first pivot (host at /oldroot), ops, final pivot.
-  check(Stage::NewRoot, prepare_root_in_child(spec.root_size, spec.root_inodes));
-  check(Stage::FsOps, apply_ops_in_child(ctx));
-  check(Stage::PivotRoot, finish_root_in_child());
-  // 6. Hostname: the UTS namespace is ours; needs CAP_SYS_ADMIN, so before the drop.
-  if (spec.hostname && ::sethostname(spec.hostname->data(), spec.hostname->size()) != 0)
-    report_and_exit_in_child(out, Stage::Hostname,
-                             base::errno_error("Can't set hostname to " + *spec.hostname));
-  // 6a. --userns2: a namespace prepared by the caller (typically nested in --userns), entered
-  //     once the root and hostname are done: our capabilities there do not reach those.
-  if (spec.userns2_fd && ::setns(*spec.userns2_fd, CLONE_NEWUSER) != 0)
-    report_and_exit_in_child(out, Stage::Namespaces, base::errno_error("Setting userns2 failed"));
-  // 6b. The nested user namespace last among the privileged steps: it ends our capabilities
-  //     over everything made so far (mounts, network, hostname). --disable-userns first caps
-  //     the count of namespaces under the outer one, which the inner one can never raise.
-  if (spec.disable_userns) check(Stage::IdMaps, limit_user_namespaces_in_child(host_proc.get()));
-  if (ctx.nested_userns) {
-    check(Stage::IdMaps, enter_nested_userns_in_child(ctx, host_proc.get()));
-    host_proc.reset();
-  }
-  if (spec.disable_userns || spec.assert_userns_disabled)
-    check(Stage::IdMaps, check_userns_disabled_in_child());
-  // 6c. In a joined user namespace (--userns) the ids are switched, not mapped.
-  if (spec.userns_fd) check(Stage::IdMaps, switch_ids_in_child(ctx));
-  // 7. Capabilities: bounding, then effective/permitted/inheritable, then ambient.
-  check(Stage::Capabilities, drop_caps_in_child(ctx));
-  // 7a. Shell off: Landlock restricts execution to the command and its interpreters.
-  check(Stage::Capabilities, restrict_exec_in_child(ctx));
-  // 7b. --block-fd: everything is set up but nothing runs yet.
-  if (spec.block_fd) {
+  if (spec.disable_userns || spec.assert_userns_disabled) RF_TRY(check_userns_disabled_in_child());
+  return {};
+}
+
+base::Status step_switch_ids(RecipeState& st) {
+  return spec_of(st).userns_fd ? switch_ids_in_child(*st.ctx) : base::Status{};
+}
+
+base::Status step_capabilities(RecipeState& st) {
+  if (st.level == Level::Kernel) return drop_caps_in_child(*st.ctx);
+  return drop_every_capability_in_child();
+}
+
+base::Status step_landlock(RecipeState& st) { return restrict_fs_in_child(*st.ctx); }
+
+base::Status step_exec_allowlist(RecipeState& st) { return restrict_exec_in_child(*st.ctx); }
+
+base::Status step_block_fd(RecipeState& st) {
+  if (const auto& fd = spec_of(st).block_fd) {
     char b;
-    while (::read(*spec.block_fd, &b, 1) < 0 && errno == EINTR) {}
-    ::close(*spec.block_fd);
+    while (::read(*fd, &b, 1) < 0 && errno == EINTR) {}
+    ::close(*fd);
   }
-  // 8. Working directory (bwrap's fallback chain) and PWD.
-  std::string pwd;
-  check(Stage::Cwd, set_cwd(ctx, pwd));
-  // 9. Session and umask, just before the command is started.
-  if (spec.new_session && ::setsid() < 0)
-    report_and_exit_in_child(out, Stage::Session, base::errno_error("setsid"));
-  ::umask(ctx.umask);
-  // 10. Fds: everything of ours is O_CLOEXEC; a native Spec closes all that was not passed.
+  return {};
+}
+
+base::Status step_cwd(RecipeState& st) {
+  const ChildContext& ctx = *st.ctx;
+  const auto& dir = ctx.spec->chdir;
+  if (dir) {
+    if (::chdir(dir->c_str()) != 0) return base::errno_error("Can't chdir to " + *dir);
+    st.pwd = *dir;
+  } else if (st.level != Level::Kernel) {
+    // The jails stay in the launcher's directory and add no PWD.
+  } else if (!ctx.old_cwd.empty() && ::chdir(ctx.old_cwd.c_str()) == 0) {
+    st.pwd = ctx.old_cwd;
+  } else if (!ctx.home.empty() && ::chdir(ctx.home.c_str()) == 0) {
+    st.pwd = ctx.home;
+  } else {
+    st.pwd = "/";
+  }
+  return {};
+}
+
+base::Status step_session(RecipeState& st) {
+  if (spec_of(st).new_session && ::setsid() < 0) return base::errno_error("setsid");
+  if (st.level == Level::Kernel) ::umask(st.ctx->umask);
+  return {};
+}
+
+base::Status step_fds(RecipeState& st) {
+  // Everything of ours is O_CLOEXEC; a native Spec closes all that was not passed.
+  const spec::Spec& spec = spec_of(st);
   if (!spec.inherit_fds) {
     std::vector<int> keep = spec.pass_fds;
-    keep.push_back(out);
+    keep.push_back(st.ctx->status_fd);
     close_fds_except_in_child(keep, CLOSE_RANGE_CLOEXEC);
   }
-  // 11. Build argv/envp now: pid 2 shares this memory and must not allocate.
-  std::vector<std::string> env = ctx.env;
-  env.push_back("PWD=" + pwd);
-  std::vector<char*> envp;
-  for (auto& e : env) envp.push_back(e.data());
-  envp.push_back(nullptr);
-  std::vector<std::string> args = spec.argv;
-  if (spec.argv0) args[0] = *spec.argv0;  // the file to run stays spec.argv[0]
-  std::vector<char*> argv;
-  for (auto& a : args) argv.push_back(a.data());
-  argv.push_back(nullptr);
-  // 12. Seccomp and exec (directly, or as pid 2 under our reaper).
-  run_command_in_child(ctx, spec.argv[0].c_str(), argv.data(), envp.data());
+  return {};
+}
+
+base::Status step_arguments(RecipeState& st) {
+  const spec::Spec& spec = spec_of(st);
+  st.env = st.ctx->env;
+  if (!st.pwd.empty()) st.env.push_back("PWD=" + st.pwd);
+  for (auto& e : st.env) st.envp.push_back(e.data());
+  st.envp.push_back(nullptr);
+  st.args = spec.argv;
+  if (spec.argv0) st.args[0] = *spec.argv0;  // the file to run stays spec.argv[0]
+  for (auto& a : st.args) st.argv.push_back(a.data());
+  st.argv.push_back(nullptr);
+  st.file = spec.argv[0].c_str();
+  return {};
 }
 
 }  // namespace rf::engine

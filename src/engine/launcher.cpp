@@ -464,6 +464,7 @@ Result<Outcome> run_sandbox(const spec::Spec& spec) {
   watch.reaper = ctx.reaper;
   watch.status_rd = rd.get();
   watch.json_fd = spec.json_status_fd.value_or(-1);
+  watch.bwrap_messages = spec.bwrap_messages;
   watch.supervisor = supervisor.get();
   if (sup.forward_signals || sup.timeout_ms || parent_fd.valid() || supervisor) {
     watch.supervision = &sup;

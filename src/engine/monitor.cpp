@@ -51,8 +51,7 @@ Step read_step(const Watch& w) {
     if (r.kind == Record::kExit) return {Step::Kind::Done, r.status, {}};
     if (r.kind == Record::kError) {
       (void)wait_child(w.pid);
-      r.message[sizeof r.message - 1] = 0;
-      return {Step::Kind::Failed, 0, Error(r.err, r.message)};
+      return {Step::Kind::Failed, 0, error_from_record(r, w.bwrap_messages)};
     }
   }
   // EOF: the command was exec'd (no reaper) and has ended, or the child died. Native mode keeps

@@ -20,6 +20,9 @@ struct Watch {
   bool reaper = false;  // pid is a pid-1 reaper: killing it ends every process of the sandbox
   int status_rd = -1;
   int json_fd = -1;  // --json-status-fd, or -1
+  // A setup failure's message: bwrap's text as it is, or (native wording) prefixed with the
+  // failing step, "sandbox setup failed at <step>: ".
+  bool bwrap_messages = true;
   // Native mode (null in bwrap mode): the signalfd of the forwarded signals, a pidfd of the
   // launcher's parent (or -1), and the settings.
   const spec::Supervision* supervision = nullptr;

@@ -1,13 +1,13 @@
 // SPDX-License-Identifier: LGPL-2.1-or-later
-// Running the command: exec it directly, or start it (as pid 2 in a PID namespace) and become
-// its reaper (reaper_exec.cpp; or stay as one where that exec is not possible): reaping orphans,
-// holding --lock-file locks and --sync-fd, and reporting the command's status to the launcher.
+// The recipe's pid-1 step: start the command (pid 2 in a PID namespace, running the recipe's
+// command step) and become its reaper (reaper_exec.cpp; or stay as one where that exec is not
+// possible): reaping orphans, holding --lock-file locks and --sync-fd, and reporting the
+// command's status to the launcher.
 #include <fcntl.h>
 #include <sched.h>
 #include <signal.h>
 #include <sys/mman.h>
 #include <sys/prctl.h>
-#include <sys/resource.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -16,55 +16,21 @@
 #include <string>
 #include <vector>
 
+#include "recipe.hpp"
 #include "ringfence/base/unique_fd.hpp"
 #include "steps.hpp"
-#include "supervisor.hpp"
 #include "sync.hpp"
-
-extern char** environ;
 
 namespace rf::engine {
 namespace {
 
-struct ExecArgs {
-  const ChildContext* ctx;
-  const char* file;
-  char* const* argv;
-  char* const* envp;
-  const sigset_t* sigmask;  // the mask to restore before the exec, or null
-};
-
-[[noreturn]] void exec_in_child(const ExecArgs& a) {
-  const ChildContext& ctx = *a.ctx;
-  const spec::Spec& spec = *ctx.spec;
-  if (spec.die_with_parent && prctl(PR_SET_PDEATHSIG, SIGKILL, 0, 0, 0) != 0)
-    report_and_exit_in_child(ctx.status_fd, Stage::DeathSignal, base::errno_error("prctl(PR_SET_PDEATHSIG)"));
-  for (const auto& l : spec.supervision.rlimits) {
-    rlimit v{static_cast<rlim_t>(l.value), static_cast<rlim_t>(l.value)};
-    if (::setrlimit(static_cast<__rlimit_resource>(l.resource), &v) != 0)
-      report_and_exit_in_child(ctx.status_fd, Stage::Limits,
-                               base::errno_error("setrlimit(" + std::to_string(l.resource) + ")"));
-  }
-  // --sync-fd belongs to the reaper; only a command that is pid 1 itself keeps it (as bwrap).
-  if (spec.sync_fd && ctx.reaper) ::close(*spec.sync_fd);
-  // The connect policy's filter, then the Spec's programs. Order does not weaken either: for
-  // each call the kernel runs every filter and takes the most restrictive action, so a policy
-  // ERRNO or KILL still wins over USER_NOTIF. Ours goes first because its hand-off needs
-  // pidfd_open and seccomp(), which a policy may deny.
-  if (auto s = install_connect_filter_in_child(ctx); !s)
-    report_and_exit_in_child(ctx.status_fd, Stage::Seccomp, s.error());
-  if (ctx.notify_sock >= 0) ::close(ctx.notify_sock);
-  if (auto s = install_seccomp_in_child(ctx); !s)
-    report_and_exit_in_child(ctx.status_fd, Stage::Seccomp, s.error());
-  if (spec.json_status_fd) send_exec_in_child(ctx.status_fd);
-  if (a.sigmask != nullptr) ::sigprocmask(SIG_SETMASK, a.sigmask, nullptr);
-  // execvp searches the PATH of the process's own environment.
-  environ = const_cast<char**>(a.envp);
-  ::execvp(a.file, a.argv);
-  report_and_exit_in_child(ctx.status_fd, Stage::Exec, base::errno_error(std::string("execvp ") + a.file));
+// Pid 2: the command process, a clone sharing our memory until its exec. --sync-fd belongs to
+// the reaper (only a command that is pid 1 itself keeps it, as in bwrap); then the tail.
+int command_entry(void* p) {
+  auto& st = *static_cast<RecipeState*>(p);
+  if (const auto& fd = st.ctx->spec->sync_fd) ::close(*fd);
+  run_command_in_child(st);
 }
-
-int command_entry(void* p) { exec_in_child(*static_cast<ExecArgs*>(p)); }
 
 // Native mode: the launcher passes the signals it forwards (and its timeout's SIGTERM) to us,
 // pid 1; they are meant for the command.
@@ -110,9 +76,9 @@ void close_fds_except_in_child(std::vector<int> keep, unsigned flags) {
   ::close_range(from, ~0u, flags);
 }
 
-void run_command_in_child(const ChildContext& ctx, const char* file, char* const* argv, char* const* envp) {
-  ExecArgs args{&ctx, file, argv, envp, nullptr};
-  if (!ctx.reaper) exec_in_child(args);
+base::Status step_pid1(RecipeState& st) {
+  const ChildContext& ctx = *st.ctx;
+  if (!ctx.reaper) return {};  // the command step runs the command in this process
 
   // The signals forwarded to the command are blocked from before it starts until the reaper
   // reads them (a blocked signal stays pending across exec); the command gets the mask back.
@@ -121,23 +87,21 @@ void run_command_in_child(const ChildContext& ctx, const char* file, char* const
   sigset_t fwd, before;
   sigemptyset(&fwd);
   for (int sig : {SIGINT, SIGTERM, SIGHUP, SIGQUIT}) sigaddset(&fwd, sig);
-  if (forward && ::sigprocmask(SIG_BLOCK, &fwd, &before) == 0) args.sigmask = &before;
+  if (forward && ::sigprocmask(SIG_BLOCK, &fwd, &before) == 0) st.exec_sigmask = &before;
 
   std::vector<int> keep{ctx.status_fd};
   if (ctx.spec->sync_fd) keep.push_back(*ctx.spec->sync_fd);
-  if (auto s = take_locks(*ctx.spec, keep); !s)
-    report_and_exit_in_child(ctx.status_fd, Stage::Reaper, s.error());
+  RF_TRY(take_locks(*ctx.spec, keep));
 
   // The command shares our memory until it execs (CLONE_VM|CLONE_VFORK): no page-table copy,
   // and we resume only once it has exec'd or reported its failure.
   constexpr size_t kStack = 256 * 1024;
   void* stack =
       ::mmap(nullptr, kStack, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_STACK, -1, 0);
-  if (stack == MAP_FAILED) report_and_exit_in_child(ctx.status_fd, Stage::Reaper, base::errno_error("mmap"));
+  if (stack == MAP_FAILED) return base::errno_error("mmap");
   pid_t cmd =
-      ::clone(command_entry, static_cast<char*>(stack) + kStack, CLONE_VM | CLONE_VFORK | SIGCHLD, &args);
-  if (cmd < 0)
-    report_and_exit_in_child(ctx.status_fd, Stage::Reaper, base::errno_error("Can't fork for pid 1"));
+      ::clone(command_entry, static_cast<char*>(stack) + kStack, CLONE_VM | CLONE_VFORK | SIGCHLD, &st);
+  if (cmd < 0) return base::errno_error("Can't fork for pid 1");
   ::munmap(stack, kStack);
 
   // The reaper holds nothing worth attacking: no capabilities, not dumpable (so the payload,
@@ -161,14 +125,14 @@ void run_command_in_child(const ChildContext& ctx, const char* file, char* const
   int code = 255;
   bool reported = false;
   for (;;) {
-    int st = 0;
-    pid_t p = ::waitpid(-1, &st, 0);
+    int ws = 0;
+    pid_t p = ::waitpid(-1, &ws, 0);
     if (p < 0) {
       if (errno == EINTR) continue;
       break;  // ECHILD: nothing left to reap
     }
     if (p == cmd && !reported) {
-      code = encode_wait_status(st);
+      code = encode_wait_status(ws);
       send_exit_in_child(ctx.status_fd, code);
       ::close(ctx.status_fd);
       reported = true;

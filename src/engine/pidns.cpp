@@ -11,31 +11,27 @@
 
 #include "ringfence/base/sys.hpp"
 #include "steps.hpp"
-#include "sync.hpp"
 
 namespace rf::engine {
 namespace {
 
-[[noreturn]] void fail_in_child(const ChildContext& ctx, const char* what) {
-  report_and_exit_in_child(ctx.status_fd, Stage::Namespaces, base::errno_error(what));
-}
-
 // The parent of the fork has done its part: it leaves, and its child is handed to the launcher
 // (a subreaper) or, below a second pid namespace, to that namespace's init.
-void fork_intermediate_in_child(const ChildContext& ctx) {
+base::Status fork_intermediate_in_child() {
   pid_t pid = ::fork();
-  if (pid < 0) fail_in_child(ctx, "Can't fork for --pidns");
+  if (pid < 0) return base::errno_error("Can't fork for --pidns");
   if (pid > 0) _exit(0);
+  return {};
 }
 
 }  // namespace
 
-void enter_pid_namespace_in_child(const ChildContext& ctx) {
-  if (::setns(*ctx.spec->pidns_fd, CLONE_NEWPID) != 0) fail_in_child(ctx, "Setting pidns failed");
-  fork_intermediate_in_child(ctx);
+base::Status enter_pid_namespace_in_child(const ChildContext& ctx) {
+  if (::setns(*ctx.spec->pidns_fd, CLONE_NEWPID) != 0) return base::errno_error("Setting pidns failed");
+  RF_TRY(fork_intermediate_in_child());
   if (ctx.ns.pid) {  // --unshare-pid as well: a new namespace whose parent is the given one
-    if (::unshare(CLONE_NEWPID) != 0) fail_in_child(ctx, "unshare pid ns");
-    fork_intermediate_in_child(ctx);
+    if (::unshare(CLONE_NEWPID) != 0) return base::errno_error("unshare pid ns");
+    RF_TRY(fork_intermediate_in_child());
   }
   // The kernel checks the credentials against ours and rewrites the pid for the receiver.
   ucred cred{::getpid(), ::getuid(), ::getgid()};
@@ -56,8 +52,9 @@ void enter_pid_namespace_in_child(const ChildContext& ctx) {
   do {
     n = ::sendmsg(ctx.pid_sock, &msg, MSG_NOSIGNAL);
   } while (n < 0 && errno == EINTR);
-  if (n != 1) fail_in_child(ctx, "Can't send the sandbox pid to the launcher");
+  if (n != 1) return base::errno_error("Can't send the sandbox pid to the launcher");
   ::close(ctx.pid_sock);
+  return {};
 }
 
 base::Status make_pid_socket_from_parent(base::UniqueFd& launcher_end, base::UniqueFd& child_end) {

@@ -2,14 +2,14 @@
 // The soft jail: the command runs as an ordinary child of the launcher with the rebuilt
 // environment, no capabilities, no_new_privs and the seccomp programs. Alone it confines nothing
 // on the filesystem, and the front end says so; at the landlock level a Landlock ruleset does
-// (landlock.cpp). The launcher is a subreaper so that nothing the command starts outlives it.
+// (landlock.cpp). The child runs the recipe (recipe.cpp) at the soft or landlock level. The
+// launcher is a subreaper so that nothing the command starts outlives it.
 #include <dirent.h>
 #include <fcntl.h>
 #include <linux/securebits.h>
 #include <signal.h>
 #include <sys/capability.h>
 #include <sys/prctl.h>
-#include <sys/resource.h>
 #include <sys/signalfd.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
@@ -23,14 +23,13 @@
 
 #include "cgroup.hpp"
 #include "monitor.hpp"
+#include "recipe.hpp"
 #include "ringfence/base/log.hpp"
 #include "ringfence/base/sys.hpp"
 #include "ringfence/base/unique_fd.hpp"
 #include "steps.hpp"
 #include "supervisor.hpp"
 #include "sync.hpp"
-
-extern char** environ;
 
 namespace rf::engine {
 namespace {
@@ -65,6 +64,8 @@ void kill_leftovers() {
   }
 }
 
+}  // namespace
+
 // No capability survives into the command, even for a root caller (threat model SOFT-03): the
 // bounding set emptied and the securebits locked (so an exec as uid 0 regains nothing), ambient
 // cleared, then effective, permitted and inheritable emptied. Without CAP_SETPCAP (any
@@ -98,61 +99,12 @@ base::Status drop_every_capability_in_child() {
   return {};
 }
 
-[[noreturn]] void exec_soft_in_child(const spec::Spec& spec, const ChildContext& ctx,
-                                     std::vector<std::string> env) {
-  const int out = ctx.status_fd;
-  if (auto s = join_cgroups_in_child(ctx.cgroup_procs_fds); !s)
-    report_and_exit_in_child(out, Stage::Limits, s.error());
-  if (ctx.restore_sigmask) ::sigprocmask(SIG_SETMASK, &ctx.sigmask, nullptr);
-  if (spec.die_with_parent) ::prctl(PR_SET_PDEATHSIG, SIGKILL, 0, 0, 0);
-  if (spec.new_session && ::setsid() < 0)
-    report_and_exit_in_child(out, Stage::Session, base::errno_error("setsid"));
-  if (spec.chdir && ::chdir(spec.chdir->c_str()) != 0)
-    report_and_exit_in_child(out, Stage::Cwd, base::errno_error("Can't chdir to " + *spec.chdir));
-  if (spec.chdir) env.push_back("PWD=" + *spec.chdir);
-  for (const auto& l : spec.supervision.rlimits) {
-    rlimit v{static_cast<rlim_t>(l.value), static_cast<rlim_t>(l.value)};
-    if (::setrlimit(static_cast<__rlimit_resource>(l.resource), &v) != 0)
-      report_and_exit_in_child(out, Stage::Limits,
-                               base::errno_error("setrlimit(" + std::to_string(l.resource) + ")"));
-  }
-  if (!spec.inherit_fds) {
-    std::vector<int> keep = spec.pass_fds;
-    keep.push_back(out);
-    close_fds_except_in_child(keep, CLOSE_RANGE_CLOEXEC);
-  }
-  if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) != 0)
-    report_and_exit_in_child(out, Stage::Capabilities, base::errno_error("prctl(PR_SET_NO_NEW_PRIVS)"));
-  std::vector<char*> envp;
-  for (auto& e : env) envp.push_back(e.data());
-  envp.push_back(nullptr);
-  std::vector<std::string> args = spec.argv;
-  std::vector<char*> argv;
-  for (auto& a : args) argv.push_back(a.data());
-  argv.push_back(nullptr);
-  if (auto s = drop_every_capability_in_child(); !s)
-    report_and_exit_in_child(out, Stage::Capabilities, s.error());
-  // The landlock level's filesystem layer, then shell off's execute layer stacked on it.
-  if (auto s = restrict_fs_in_child(ctx); !s) report_and_exit_in_child(out, Stage::Capabilities, s.error());
-  if (auto s = restrict_exec_in_child(ctx); !s) report_and_exit_in_child(out, Stage::Capabilities, s.error());
-  // The connect policy's filter before the Spec's programs (see pid1.cpp for why the order holds).
-  if (auto s = install_connect_filter_in_child(ctx); !s)
-    report_and_exit_in_child(out, Stage::Seccomp, s.error());
-  if (ctx.notify_sock >= 0) ::close(ctx.notify_sock);
-  if (auto s = install_seccomp_in_child(ctx); !s) report_and_exit_in_child(out, Stage::Seccomp, s.error());
-  environ = envp.data();
-  ::execvp(spec.argv[0].c_str(), argv.data());
-  report_and_exit_in_child(out, Stage::Exec, base::errno_error("execvp " + spec.argv[0]));
-}
-
-}  // namespace
-
 base::Result<Outcome> run_soft_jail(const spec::Spec& spec) {
   if (spec.argv.empty()) return base::Error(EINVAL, "no command");
   ChildContext ctx;
   ctx.spec = &spec;
   ctx.seccomp = spec.seccomp;
-  std::vector<std::string> env = final_environment(spec);
+  ctx.env = final_environment(spec);
   if (::prctl(PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0) != 0)
     return base::errno_error("prctl(PR_SET_CHILD_SUBREAPER)");
   const spec::Supervision& sup = spec.supervision;
@@ -190,7 +142,10 @@ base::Result<Outcome> run_soft_jail(const spec::Spec& spec) {
   if (pid == 0) {
     rd.reset();
     if (supervisor) supervisor->set_handoff({});
-    exec_soft_in_child(spec, ctx, std::move(env));
+    RecipeState st;
+    st.ctx = &ctx;
+    st.level = spec.landlock ? Level::Landlock : Level::Soft;
+    run_recipe_in_child(st);
   }
   wr.reset();
   notify_child.reset();
@@ -203,6 +158,7 @@ base::Result<Outcome> run_soft_jail(const spec::Spec& spec) {
   w.parent_fd = parent_fd.get();
   w.new_session = spec.new_session;
   w.supervisor = supervisor.get();
+  w.bwrap_messages = spec.bwrap_messages;
   auto out = monitor(w);
   // The group holds everything the command started, even what left our process tree.
   if (cgroup) {

@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: LGPL-2.1-or-later
-// The small steps of the child recipe, one file each: id maps, capabilities, loopback, pid 1.
+// The pieces the child recipe (recipe.hpp) is made of, one file each: id maps, capabilities,
+// loopback, pid 1, seccomp.
 #pragma once
 
 #include <cstdint>
@@ -30,8 +31,8 @@ base::Status check_userns_disabled_in_child();
 
 // pidns.cpp: --pidns. setns(CLONE_NEWPID) only places later children, so the child forks (twice
 // when a new pid namespace goes under the given one) and each intermediate exits; the process
-// that goes on sends its pid over ctx.pid_sock. Failures are reported and end the process.
-void enter_pid_namespace_in_child(const ChildContext& ctx);
+// that goes on sends its pid over ctx.pid_sock.
+base::Status enter_pid_namespace_in_child(const ChildContext& ctx);
 // pidns.cpp: the launcher's end: a socketpair with SO_PASSCRED (the kernel translates the pid
 // into our namespace), and the launcher made a subreaper so the intermediates' child comes to it.
 base::Status make_pid_socket_from_parent(base::UniqueFd& launcher_end, base::UniqueFd& child_end);
@@ -43,6 +44,8 @@ base::Result<std::optional<pid_t>> receive_pid_from_parent(int sock, pid_t clone
 std::vector<std::string> final_environment(const spec::Spec& spec);
 // soft.cpp: the soft jail (no namespaces): see spec::Spec::soft_jail.
 base::Result<Outcome> run_soft_jail(const spec::Spec& spec);
+// soft.cpp: the jails' capability drop: nothing survives into the command, even for root.
+base::Status drop_every_capability_in_child();
 
 // landlock.cpp: with spec.restrict_exec, only spec.exec_allow may be executed from here on.
 base::Status restrict_exec_in_child(const ChildContext& ctx);
@@ -72,9 +75,5 @@ void exec_reaper_in_child(const ChildContext& ctx, pid_t cmd, bool forward, cons
 
 // pid1.cpp: close (or, with CLOSE_RANGE_CLOEXEC in flags, mark) every fd from 3 up but keep.
 void close_fds_except_in_child(std::vector<int> keep, unsigned flags);
-// pid1.cpp: run the command (exec `file` with argv) or, when ctx.reaper, start it and stay as its
-// reaper. Never returns.
-[[noreturn]] void run_command_in_child(const ChildContext& ctx, const char* file, char* const* argv,
-                                       char* const* envp);
 
 }  // namespace rf::engine

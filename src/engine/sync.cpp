@@ -1,9 +1,11 @@
 // SPDX-License-Identifier: LGPL-2.1-or-later
 // Wire records between the sandbox side and the launcher.
+#include <signal.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
 #include <cstring>
+#include <string>
 
 #include "sync.hpp"
 
@@ -13,9 +15,8 @@ const char* stage_name(Stage s) {
   switch (s) {
     case Stage::DeathSignal: return "death signal";
     case Stage::IdMaps: return "uid/gid maps";
-    case Stage::MountPropagation: return "mount propagation";
     case Stage::NewRoot: return "new root";
-    case Stage::FsOps: return "filesystem setup";
+    case Stage::FsOps: return "filesystem";
     case Stage::PivotRoot: return "pivot_root";
     case Stage::Hostname: return "hostname";
     case Stage::Loopback: return "loopback";
@@ -26,8 +27,24 @@ const char* stage_name(Stage s) {
     case Stage::Reaper: return "pid 1";
     case Stage::Seccomp: return "seccomp";
     case Stage::Exec: return "exec";
-    case Stage::Namespaces: return "joining namespaces";
+    case Stage::UserNs2: return "second user namespace";
     case Stage::Limits: return "resource limits";
+    case Stage::NoNewPrivs: return "no_new_privs";
+    case Stage::Landlock: return "landlock";
+    case Stage::LandlockExec: return "exec allowlist";
+    case Stage::Cgroup: return "cgroup";
+    case Stage::PidNamespace: return "pid namespace";
+    case Stage::SyncPoint: return "sync point";
+    case Stage::NestedUserNs: return "nested user namespace";
+    case Stage::SwitchIds: return "user ids";
+    case Stage::Dumpable: return "dumpable";
+    case Stage::Title: return "process title";
+    case Stage::SignalMask: return "signal mask";
+    case Stage::Umask: return "umask";
+    case Stage::BlockFd: return "block fd";
+    case Stage::Arguments: return "arguments";
+    case Stage::ConnectFilter: return "connect filter";
+    case Stage::Command: return "command";
   }
   return "setup";
 }
@@ -45,14 +62,27 @@ static void write_record(int fd, const Record& r) {
   } while (n < 0 && errno == EINTR);
 }
 
-void report_and_exit_in_child(int fd, Stage stage, const base::Error& e) {
+Record error_record(Stage stage, const base::Error& e) {
   Record r;
   r.kind = Record::kError;
   r.stage = static_cast<std::int32_t>(stage);
   r.err = e.code();
   std::strncpy(r.message, e.message().c_str(), sizeof r.message - 1);
-  write_record(fd, r);
-  _exit(1);
+  return r;
+}
+
+base::Error error_from_record(const Record& r, bool bwrap_messages) {
+  std::string message(r.message, strnlen(r.message, sizeof r.message));
+  if (bwrap_messages) return base::Error(r.err, std::move(message));
+  return base::Error(r.err, std::string("sandbox setup failed at ") +
+                                stage_name(static_cast<Stage>(r.stage)) + ": " + message);
+}
+
+void report_and_exit_in_child(int fd, Stage stage, const base::Error& e) {
+  // A launcher that is gone has no reader on the pipe: the write fails, it does not kill us.
+  ::signal(SIGPIPE, SIG_IGN);
+  write_record(fd, error_record(stage, e));
+  _exit(kChildSetupExit);
 }
 
 void send_exec_in_child(int fd) {

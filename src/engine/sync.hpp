@@ -10,11 +10,11 @@
 
 namespace rf::engine {
 
-// Numbered setup stages, named the same on both sides; the number is in the wire record.
+// Numbered setup stages, named the same on both sides; the number is in the wire record. Each
+// step of the child recipe (recipe.hpp) has its own stage, whose name is the step's name.
 enum class Stage : std::int32_t {
   DeathSignal = 1,
   IdMaps = 2,
-  MountPropagation = 3,
   NewRoot = 4,
   FsOps = 5,
   PivotRoot = 6,
@@ -27,10 +27,27 @@ enum class Stage : std::int32_t {
   Reaper = 13,
   Seccomp = 14,
   Exec = 15,
-  Namespaces = 16,
+  UserNs2 = 16,
   Limits = 17,
+  NoNewPrivs = 18,
+  Landlock = 19,
+  LandlockExec = 20,
+  Cgroup = 21,
+  PidNamespace = 22,
+  SyncPoint = 23,
+  NestedUserNs = 24,
+  SwitchIds = 25,
+  Dumpable = 26,
+  Title = 27,
+  SignalMask = 28,
+  Umask = 29,
+  BlockFd = 30,
+  Arguments = 31,
+  ConnectFilter = 32,
+  Command = 33,
 };
 
+// The short name used in messages ("setup" for a number no stage has).
 const char* stage_name(Stage s);
 
 // A wait status in bwrap's encoding: n for exit(n), 128+s when killed by signal s, else 255.
@@ -46,8 +63,17 @@ struct Record {
 };
 static_assert(sizeof(Record) <= 4096, "records must be written atomically (PIPE_BUF)");
 
-// Child side: send the failure and _exit(1). Async-signal-safe apart from formatting the
-// message, which was built before the call.
+// How a child that failed its setup exits, after its record is written.
+inline constexpr int kChildSetupExit = 1;
+
+// The error record for a failed stage (the message cut to fit, always NUL-terminated).
+Record error_record(Stage stage, const base::Error& e);
+// The launcher's error for a received error record: the child's message as it is (bwrap's
+// wording) or, with native wording, "sandbox setup failed at <stage>: <message>".
+base::Error error_from_record(const Record& r, bool bwrap_messages);
+
+// Child side, the one failure path of the recipe: send the failure and _exit(kChildSetupExit).
+// Async-signal-safe apart from formatting the message, which was built before the call.
 [[noreturn]] void report_and_exit_in_child(int fd, Stage stage, const base::Error& e);
 void send_exit_in_child(int fd, int code);
 // Right before execvp, when the launcher must know the command really started.

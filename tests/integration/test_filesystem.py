@@ -41,6 +41,14 @@ def unmount(path):
 
 
 @suite.case()
+def failed_setup_step_prints_bwraps_text(ctx):
+    """A step of the child that fails prints bwrap's text alone (no step name), and exits 1."""
+    r = ctx.run(ctx.h.minimal_root() + ["--ro-bind", "/usr", "/proc/sys/x", "--", "true"])
+    check_eq((r.rc, r.stderr, r.stdout), (1, "bwrap: Can't mkdir /proc/sys/x: No such file or directory\n", ""),
+             "bwrap --ro-bind /usr /proc/sys/x")
+
+
+@suite.case()
 def ro_bind_is_read_only_including_submounts(ctx):
     s = make_tree_with_submount(ctx)
     try:

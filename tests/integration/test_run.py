@@ -438,6 +438,29 @@ def lifetime(ctx):
 
 
 @suite.case()
+def setup_failure_names_the_step(ctx):
+    """A step of the child recipe that fails is named in one line, with the setup exit code."""
+    e = Env(ctx)
+    r = e.run(["--ro-bind", f"{e.project}/src:/proc/sys/x", "--", "true"])
+    check_eq(r.returncode, EXIT_SETUP, f"a failed setup step: {r.stderr!r}")
+    lines = [x for x in r.stderr.splitlines() if "setup failed" in x]
+    check_eq(lines, ["ringfence: sandbox setup failed at filesystem: Can't mkdir /proc/sys/x: No such file or directory"],
+             f"one line names the step and says why: {r.stderr!r}")
+    r = e.run(["--", "/nonexistent-rf-cmd"])
+    check_eq(r.returncode, EXIT_SETUP, f"exec failure: {r.stderr!r}")
+    check("ringfence: sandbox setup failed at exec: execvp /nonexistent-rf-cmd: No such file or directory\n"
+          in r.stderr, f"exec is the step: {r.stderr!r}")
+    # The soft and landlock jails run the same recipe and report the same way.
+    for level in ("soft", "landlock"):
+        r = e.run(["--level", level, "--", "/nonexistent-rf-cmd"])
+        if not r.stderr.startswith(f"ringfence: level {level}"):
+            continue  # this host does not reach the level
+        check_eq(r.returncode, EXIT_SETUP, f"{level}: exec failure: {r.stderr!r}")
+        check("ringfence: sandbox setup failed at exec: execvp /nonexistent-rf-cmd: No such file or directory\n"
+              in r.stderr, f"{level}: exec is the step: {r.stderr!r}")
+
+
+@suite.case()
 def signals_and_parent(ctx):
     e = Env(ctx)
     argv = (SETPRIV if ctx.user == "unpriv" else []) + [ctx.h.target, "run", "--", "sh", "-c",
