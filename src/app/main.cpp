@@ -90,7 +90,7 @@ int run_native_run(const rf::cli::RunOptions& opts) {
   for (const auto& c : rf::engine::cgroup_support().controllers)
     host.cgroup.push_back({c.name, c.usable, c.detail});
   // What planning reads of this process and host, read once here.
-  const rf::cli::HostSnapshot snapshot = rf::cli::gather_host_snapshot();
+  rf::cli::HostSnapshot snapshot = rf::cli::gather_host_snapshot();
   auto plan = rf::cli::plan_run(opts, host, snapshot);
   if (plan) {
     if (auto s = rf::cli::compile_plan_seccomp(*plan); !s) plan = s.error();
@@ -128,6 +128,7 @@ int run_native_run(const rf::cli::RunOptions& opts) {
   }
   // From here on the launcher needs nothing of its environment (the plan holds the command's),
   // and the dropped credentials in it must not be readable by the command.
+  snapshot.forget_environment();
   if (auto s = rf::engine::seal_launcher(); !s) {
     log::error("cannot clear the launcher's environment: " + s.error().describe());
     (void)home.finish(not_removed);

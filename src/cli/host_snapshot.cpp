@@ -3,6 +3,7 @@
 #include "ringfence/cli/host_snapshot.hpp"
 
 #include <pwd.h>
+#include <string.h>
 #include <unistd.h>
 
 #include <climits>
@@ -31,6 +32,12 @@ std::string HostSnapshot::home() const {
 std::string HostSnapshot::runtime_dir() const {
   if (auto x = env("XDG_RUNTIME_DIR"); x && x->starts_with('/')) return base::normalize(*x);
   return {};
+}
+
+void HostSnapshot::forget_environment() {
+  for (auto& kv : environment) ::explicit_bzero(kv.data(), kv.size());
+  environment.clear();
+  environment.shrink_to_fit();
 }
 
 HostSnapshot gather_host_snapshot() {

@@ -160,6 +160,9 @@ TEST_CASE("run plan: without XDG_RUNTIME_DIR and HOME the snapshot's uid and pas
   CHECK(s.home() == "/home/sandbox");
   CHECK(s.env("PATH") == "/usr/bin");
   CHECK(!s.env("PAT"));
+  s.forget_environment();
+  CHECK(s.environment.empty());
+  CHECK(!s.env("PATH"));
 }
 
 TEST_CASE("run plan: the seccomp profile is compiled by its own step") {

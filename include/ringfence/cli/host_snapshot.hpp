@@ -30,6 +30,9 @@ struct HostSnapshot {
   std::string home() const;
   // An absolute $XDG_RUNTIME_DIR (normalized), else empty.
   std::string runtime_dir() const;
+  // The environment's bytes overwritten, then dropped: once planned, the launcher keeps no
+  // copy of the credentials the command does not get (engine::seal_launcher clears the rest).
+  void forget_environment();
 };
 
 // The snapshot of this process and host: environ, getcwd, the ids, getpwuid, /etc/resolv.conf.
