@@ -10,6 +10,7 @@
 
 #include "ringfence/base/log.hpp"
 #include "ringfence/cli/bwrap_args.hpp"
+#include "ringfence/cli/host_snapshot.hpp"
 #include "ringfence/cli/native.hpp"
 #include "ringfence/cli/native_run.hpp"
 #include "ringfence/engine/launch.hpp"
@@ -73,7 +74,8 @@ void report_not_removed(const std::vector<std::string>& left) {
     log::warning("and " + std::to_string(left.size() - kShown) + " more entries that cannot be removed");
 }
 
-// `ringfence run`: plan, prepare the throwaway HOME, run, clean up, map the outcome.
+// `ringfence run`: snapshot the host, plan, compile the seccomp profile, prepare the throwaway
+// HOME, run, finish it, map the outcome.
 int run_native_run(const rf::cli::RunOptions& opts) {
   namespace log = rf::base::log;
   // What this host can do: probed once per boot (cached), each step tried for real.
@@ -87,7 +89,12 @@ int run_native_run(const rf::cli::RunOptions& opts) {
   host.why_not_kernel = probe.level_reason;
   for (const auto& c : rf::engine::cgroup_support().controllers)
     host.cgroup.push_back({c.name, c.usable, c.detail});
-  auto plan = rf::cli::plan_run(opts, host);
+  // What planning reads of this process and host, read once here.
+  rf::cli::HostSnapshot snapshot = rf::cli::gather_host_snapshot();
+  auto plan = rf::cli::plan_run(opts, host, snapshot);
+  if (plan) {
+    if (auto s = rf::cli::compile_plan_seccomp(*plan); !s) plan = s.error();
+  }
   if (!plan) {
     log::error(plan.error().describe());
     return rf::cli::kExitSetup;
@@ -112,22 +119,24 @@ int run_native_run(const rf::cli::RunOptions& opts) {
   if (plan->settings.network && !plan->spec.supervision.connect.enabled)
     log::warning("network on: the connect policy is not enforced; cloud metadata endpoints are reachable");
   std::vector<std::string> not_removed;
-  if (auto h = rf::cli::prepare_home(*plan); !h) {
+  rf::cli::ThrowawayHome home(*plan, snapshot);
+  if (auto h = home.prepare(); !h) {
     log::error(h.error().describe());
-    (void)rf::cli::finish_home(*plan, not_removed);
+    (void)home.finish(not_removed);
     report_not_removed(not_removed);
     return rf::cli::kExitSetup;
   }
   // From here on the launcher needs nothing of its environment (the plan holds the command's),
   // and the dropped credentials in it must not be readable by the command.
+  snapshot.forget_environment();
   if (auto s = rf::engine::seal_launcher(); !s) {
     log::error("cannot clear the launcher's environment: " + s.error().describe());
-    (void)rf::cli::finish_home(*plan, not_removed);
+    (void)home.finish(not_removed);
     report_not_removed(not_removed);
     return rf::cli::kExitSetup;
   }
   auto r = rf::engine::run_sandbox(plan->spec);
-  if (auto h = rf::cli::finish_home(*plan, not_removed); !h) log::warning(h.error().describe());
+  if (auto h = home.finish(not_removed); !h) log::warning(h.error().describe());
   report_not_removed(not_removed);
   for (const auto& w : rf::cli::autorun_warnings(*plan)) log::warning(w);
   if (plan->settings.keep_home) log::info("home kept at " + plan->home_host);

@@ -6,7 +6,6 @@
 
 #include <fcntl.h>
 #include <glob.h>
-#include <pwd.h>
 #include <sys/mman.h>
 #include <sys/resource.h>
 #include <sys/stat.h>
@@ -25,8 +24,6 @@
 #include "ringfence/spec/describe.hpp"
 #include "run_fs.hpp"
 #include "run_landlock.hpp"
-
-extern char** environ;
 
 namespace rf::cli {
 namespace {
@@ -59,22 +56,18 @@ Result<presets::Toggles> toggles_from(const RunOptions& o) {
   return t;
 }
 
-Result<std::string> real_dir(const std::string& path, const char* what) {
+// A relative path from the caller's directory, as the caller gave it.
+Result<std::string> real_dir(const std::string& given, const char* what, const std::string& cwd) {
+  const bool relative = !given.empty() && !given.starts_with('/') && !cwd.empty();
+  const std::string path = relative ? cwd + "/" + given : given;
   char buf[PATH_MAX];
-  if (::realpath(path.c_str(), buf) == nullptr) return base::errno_error(std::string(what) + " " + path);
+  if (::realpath(path.c_str(), buf) == nullptr) return base::errno_error(std::string(what) + " " + given);
   struct stat st {};
   if (::stat(buf, &st) != 0 || !S_ISDIR(st.st_mode))
-    return Error(ENOTDIR, std::string(what) + " " + path + " is not a directory");
+    return Error(ENOTDIR, std::string(what) + " " + given + " is not a directory");
   return std::string(buf);
 }
 
-std::string home_of_caller() {
-  if (const char* h = ::getenv("HOME"); h && *h == '/') return base::normalize(h);
-  if (passwd* pw = ::getpwuid(::getuid()); pw && pw->pw_dir && *pw->pw_dir == '/') return pw->pw_dir;
-  return "/home/sandbox";
-}
-
-// The seccomp profile, compiled here in the launcher, before any sandbox exists.
 Status add_seccomp(RunPlan& plan, const std::string& name) {
   auto loaded = policy::load(name);
   if (!loaded) return Error(loaded.error().code(), "seccomp policy: " + loaded.error().message());
@@ -90,7 +83,7 @@ Status add_seccomp(RunPlan& plan, const std::string& name) {
 
 // rlimits always; memory, pids and cpu through the sandbox's own cgroup where this host has one
 // to give (HostFacts.cgroup), else pids falls back to RLIMIT_NPROC and the rest is reported.
-void add_limits(RunPlan& plan, const HostFacts& host) {
+void add_limits(RunPlan& plan, const HostFacts& host, uid_t uid) {
   const presets::Limits& l = plan.settings.limits;
   auto& out = plan.spec.supervision.rlimits;
   auto add = [&out](int res, const std::optional<std::uint64_t>& v) {
@@ -133,7 +126,7 @@ void add_limits(RunPlan& plan, const HostFacts& host) {
     if (const auto* c = controller("pids")) {
       cg.pids = *l.pids;
       plan.limits.push_back("pids: the sandbox's cgroup (" + c->detail + ")");
-    } else if (plan.spec.ns.user && ::getuid() == 0) {
+    } else if (plan.spec.ns.user && uid == 0) {
       // uid 0 mapped to the host's root is never held by RLIMIT_NPROC.
       plan.notes.push_back(
           "pids limit: not enforced: RLIMIT_NPROC does not bind uid 0 mapped to the host's root (" +
@@ -191,15 +184,14 @@ std::vector<std::string> nameservers_in(std::string_view resolv_conf) {
 namespace {
 
 // The violation log: $XDG_RUNTIME_DIR/ringfence/violations.jsonl, else /tmp/ringfence-UID/.
-std::string default_violation_log() {
-  if (const char* x = ::getenv("XDG_RUNTIME_DIR"); x && *x == '/')
-    return base::normalize(x) + "/ringfence/violations.jsonl";
-  return "/tmp/ringfence-" + std::to_string(::getuid()) + "/violations.jsonl";
+std::string default_violation_log(const HostSnapshot& snap) {
+  if (std::string x = snap.runtime_dir(); !x.empty()) return x + "/ringfence/violations.jsonl";
+  return "/tmp/ringfence-" + std::to_string(snap.uid) + "/violations.jsonl";
 }
 
 // Network on: the connect policy, enforced by the launcher's supervisor (the engine parses the
 // rules). --allow-unfiltered-network runs without it, and says so.
-void add_connect_policy(RunPlan& plan, const RunOptions& opts) {
+void add_connect_policy(RunPlan& plan, const RunOptions& opts, const HostSnapshot& snap) {
   if (opts.allow_unfiltered_network) {
     plan.notes.push_back(
         "network on: the connect policy (metadata floor, rules) is not enforced "
@@ -208,17 +200,18 @@ void add_connect_policy(RunPlan& plan, const RunOptions& opts) {
   }
   spec::ConnectPolicy& cp = plan.spec.supervision.connect;
   cp.enabled = true;
-  if (auto conf = base::read_file("/etc/resolv.conf")) cp.resolvers = nameservers_in(*conf);
+  cp.resolvers = snap.nameservers;
   cp.allow = plan.net_rules.allow;
   cp.deny = plan.net_rules.deny;
   cp.allow.insert(cp.allow.end(), opts.allow_net.begin(), opts.allow_net.end());
   cp.deny.insert(cp.deny.end(), opts.deny_net.begin(), opts.deny_net.end());
-  cp.violation_log = default_violation_log();
+  cp.violation_log = default_violation_log(snap);
   // The host's network is shared: a server on it would be reachable from the whole network.
   cp.listen = opts.allow_listen ? spec::ListenPolicy::Unrestricted : spec::ListenPolicy::LoopbackOnly;
 }
 
-Status build_kernel_jail(RunPlan& plan, const RunOptions& opts, const presets::AgentProfile& agent) {
+Status build_kernel_jail(RunPlan& plan, const RunOptions& opts, const presets::AgentProfile& agent,
+                         const HostSnapshot& snap) {
   spec::Spec& s = plan.spec;
   s.ns.user = s.ns.pid = s.ns.ipc = s.ns.uts = true;
   s.ns.cgroup_try = true;
@@ -228,18 +221,19 @@ Status build_kernel_jail(RunPlan& plan, const RunOptions& opts, const presets::A
   RF_TRY(add_system_dirs(plan));
   RF_TRY(add_home(plan, agent));
   RF_TRY(add_project(plan, opts));
-  RF_TRY(add_extra_binds(plan, opts));
+  RF_TRY(add_extra_binds(plan, opts, snap.cwd));
   RF_TRY(add_project_masks(plan, opts));
   RF_TRY(add_workspace(plan, opts));
-  if (plan.settings.network) add_connect_policy(plan, opts);
+  if (plan.settings.network) add_connect_policy(plan, opts, snap);
   return {};
 }
 
 // The profile file: --profile FILE, else the per-user default when it exists (--no-profile: none).
-Result<std::optional<Profile>> read_profile(const RunOptions& opts) {
+Result<std::optional<Profile>> read_profile(const RunOptions& opts, const HostSnapshot& snap) {
   std::optional<std::string> path = opts.profile;
   if (!path && !opts.no_profile) {
-    path = default_profile_path();
+    const auto xdg = snap.env("XDG_CONFIG_HOME"), home = snap.env("HOME");
+    path = default_profile_path(xdg ? xdg->c_str() : nullptr, home ? home->c_str() : nullptr);
     if (path && ::access(path->c_str(), F_OK) != 0) path.reset();
   }
   if (!path) return std::optional<Profile>();
@@ -272,7 +266,7 @@ RunOptions with_profile(RunOptions o, const Profile& p, const std::string& home)
 // Nothing on the filesystem is confined: the environment is rebuilt, HOME is a throwaway
 // directory (agent directories linked in, files copied), seccomp and rlimits apply.
 // Without a mount namespace a unix socket path names the host's socket: only the sandbox's own
-// directories (the project here; HOME and TMPDIR when prepare_home makes them) and the system's
+// directories (the project here; HOME and TMPDIR when ThrowawayHome::prepare makes them) and the system's
 // name-resolution services stay reachable.
 void restrict_unix_paths(RunPlan& plan) {
   spec::ConnectPolicy& cp = plan.spec.supervision.connect;
@@ -289,11 +283,12 @@ void restrict_unix_paths(RunPlan& plan) {
 // The soft and landlock levels have no network namespace: "on" is the connect policy with the
 // user's rules, "off" the connect policy refusing every inet destination (loopback included: the
 // host's local services are not the sandbox's) and abstract sockets; unix paths limited either way.
-void add_network_without_namespace(RunPlan& plan, const RunOptions& opts, const std::string& where) {
+void add_network_without_namespace(RunPlan& plan, const RunOptions& opts, const std::string& where,
+                                   const HostSnapshot& snap) {
   if (plan.settings.network) {
-    add_connect_policy(plan, opts);
+    add_connect_policy(plan, opts, snap);
   } else {
-    add_connect_policy(plan, RunOptions{});
+    add_connect_policy(plan, RunOptions{}, snap);
     plan.spec.supervision.connect.allow.clear();
     plan.spec.supervision.connect.deny = {"*"};
     plan.spec.supervision.connect.listen = spec::ListenPolicy::None;
@@ -313,7 +308,8 @@ void note_tmpfs_limit(RunPlan& plan, const std::string& where) {
         ": the sandbox mounts no tmpfs of its own (its HOME and TMPDIR are directories on the host)");
 }
 
-Status build_soft_jail(RunPlan& plan, const RunOptions& opts, const presets::AgentProfile& agent) {
+Status build_soft_jail(RunPlan& plan, const RunOptions& opts, const presets::AgentProfile& agent,
+                       const HostSnapshot& snap) {
   plan.spec.soft_jail = true;
   plan.soft_agent_dirs.clear();
   if (!opts.binds.empty() || !opts.ro_binds.empty())
@@ -323,28 +319,49 @@ Status build_soft_jail(RunPlan& plan, const RunOptions& opts, const presets::Age
       "soft jail: files outside the project are NOT protected (reads by absolute path, writes "
       "anywhere the user may write), nor are other processes of the user");
   plan.notes.push_back("soft jail: the project is not write-protected and masks do not apply");
-  add_network_without_namespace(plan, opts, "in the soft jail");
+  add_network_without_namespace(plan, opts, "in the soft jail", snap);
   note_tmpfs_limit(plan, "in the soft jail");
   return {};
 }
 
 // No namespaces, as the soft jail, but a Landlock ruleset confines the files (run_landlock.cpp);
 // the network as in the soft jail: the connect policy, which refuses everything when "off".
-Status build_landlock_jail(RunPlan& plan, const RunOptions& opts, const presets::AgentProfile& agent,
-                           int abi) {
+Status build_landlock_jail(RunPlan& plan, const RunOptions& opts, const presets::AgentProfile& agent, int abi,
+                           const HostSnapshot& snap) {
   plan.soft_agent_dirs.clear();
-  RF_TRY(add_landlock_jail(plan, opts, agent, abi));
-  add_network_without_namespace(plan, opts, "at the landlock level");
+  RF_TRY(add_landlock_jail(plan, opts, agent, abi, snap.cwd));
+  add_network_without_namespace(plan, opts, "at the landlock level", snap);
   note_tmpfs_limit(plan, "at the landlock level");
+  return {};
+}
+
+// The step of planning that looks at the host's filesystem (what the binds, rules, masks and
+// covers are made of: system directories, /etc, the agent's list, the project's masks and .git,
+// bind sources), by level. Everything else plan_run decides from its inputs alone.
+Status plan_host_paths(RunPlan& plan, const RunOptions& opts, const presets::AgentProfile& agent,
+                       const HostFacts& host, const HostSnapshot& snap) {
+  if (plan.level == presets::Level::Kernel) {
+    RF_TRY(build_kernel_jail(plan, opts, agent, snap));
+  } else if (plan.level == presets::Level::Landlock) {
+    RF_TRY(build_landlock_jail(plan, opts, agent, host.landlock_abi, snap));
+    plan.level_summary =
+        "not enforced at this level: project masks, read-only .git/hooks, "
+        "hiding other processes";
+    if (host.landlock_abi < 6) plan.level_summary += ", signal and abstract-socket scoping";
+  } else {
+    RF_TRY(build_soft_jail(plan, opts, agent, snap));
+    plan.level_summary =
+        "not enforced at this level: files outside the project, masks, other processes of the user";
+  }
   return {};
 }
 
 }  // namespace
 
-Result<RunPlan> plan_run(const RunOptions& given, const HostFacts& host) {
+Result<RunPlan> plan_run(const RunOptions& given, const HostFacts& host, const HostSnapshot& snap) {
   RunPlan plan;
-  RF_TRY_ASSIGN(profile, read_profile(given));
-  const RunOptions opts = profile ? with_profile(given, *profile, home_of_caller()) : given;
+  RF_TRY_ASSIGN(profile, read_profile(given, snap));
+  const RunOptions opts = profile ? with_profile(given, *profile, snap.home()) : given;
   plan.dry_run = opts.dry_run;
   if (profile) plan.profile_origin = profile->origin;
   presets::Preset preset = presets::default_preset();
@@ -375,11 +392,11 @@ Result<RunPlan> plan_run(const RunOptions& given, const HostFacts& host) {
   plan.agent = agent->name;
   for (const auto& e : opts.env)
     if (auto c = presets::check_env_arg(e); !c) return Error(0, "--env: " + c.error().message());
-  auto project = real_dir(opts.project.value_or("."), "project");
+  auto project = real_dir(opts.project.value_or("."), "project", snap.cwd);
   if (!project) return project.error();
   plan.project = *project;
   if (plan.project == "/") return Error(EINVAL, "the project cannot be / (the whole host would be writable)");
-  plan.home_inside = home_of_caller();
+  plan.home_inside = snap.home();
   // The level: what the preset aims at (--level may lower it, never raise it), as far as this
   // host goes: the kernel jail, else the Landlock jail (no user namespaces), else the soft jail.
   presets::Level aim =
@@ -411,22 +428,9 @@ Result<RunPlan> plan_run(const RunOptions& given, const HostFacts& host) {
   s.supervision.forward_signals = true;
   s.supervision.watch_parent_process = true;
   if (plan.settings.timeout) s.supervision.timeout_ms = *plan.settings.timeout * 1000;
-  if (plan.level == presets::Level::Kernel) {
-    RF_TRY(build_kernel_jail(plan, opts, *agent));
-  } else if (plan.level == presets::Level::Landlock) {
-    RF_TRY(build_landlock_jail(plan, opts, *agent, host.landlock_abi));
-    plan.level_summary =
-        "not enforced at this level: project masks, read-only .git/hooks, "
-        "hiding other processes";
-    if (host.landlock_abi < 6) plan.level_summary += ", signal and abstract-socket scoping";
-  } else {
-    RF_TRY(build_soft_jail(plan, opts, *agent));
-    plan.level_summary =
-        "not enforced at this level: files outside the project, masks, other processes of the user";
-  }
+  RF_TRY(plan_host_paths(plan, opts, *agent, host, snap));
 
-  std::vector<std::string> host_env;
-  for (char** e = environ; e && *e; ++e) host_env.emplace_back(*e);
+  const std::vector<std::string>& host_env = snap.environment;
   plan.dropped_env = presets::dropped_variables(host_env, *agent, opts.env);
   s.env_ops.push_back({spec::EnvOp::Kind::Clear, "", ""});
   for (const auto& kv : presets::build_environment(host_env, *agent, opts.env, plan.home_inside)) {
@@ -434,14 +438,20 @@ Result<RunPlan> plan_run(const RunOptions& given, const HostFacts& host) {
     s.env_ops.push_back({spec::EnvOp::Kind::Set, kv.substr(0, eq), kv.substr(eq + 1)});
   }
   // The caller's directory when it is inside the project, else the project itself.
-  char cwd[PATH_MAX];
-  std::string here = ::getcwd(cwd, sizeof cwd) ? cwd : "";
+  const std::string& here = snap.cwd;
   s.chdir = base::is_under(here, plan.project) ? here : plan.project;
-  add_limits(plan, host);
-  RF_TRY(restrict_shell(plan, host));
-  RF_TRY(add_seccomp(plan, plan.settings.seccomp));
+  add_limits(plan, host, snap.uid);
+  RF_TRY(restrict_shell(plan, host, snap));
   return plan;
 }
+
+Result<RunPlan> plan_run(const RunOptions& opts, const HostFacts& host) {
+  RF_TRY_ASSIGN(plan, plan_run(opts, host, gather_host_snapshot()));
+  RF_TRY(compile_plan_seccomp(plan));
+  return plan;
+}
+
+Status compile_plan_seccomp(RunPlan& plan) { return add_seccomp(plan, plan.settings.seccomp); }
 
 std::string describe_plan(const RunPlan& plan) {
   std::string out;

@@ -16,7 +16,6 @@
 #include <limits>
 
 #include "ringfence/base/paths.hpp"
-#include "ringfence/base/remove_tree.hpp"
 #include "ringfence/base/sys.hpp"
 #include "ringfence/base/unique_fd.hpp"
 #include "run_etc.hpp"
@@ -169,58 +168,6 @@ Status scan_masks(RunPlan& plan, const std::vector<std::string>& patterns, int p
   return {};
 }
 
-Status make_dir(const std::string& path, mode_t mode) {
-  if (::mkdir(path.c_str(), mode) != 0 && errno != EEXIST) return base::errno_error("mkdir " + path);
-  struct stat st {};
-  if (::lstat(path.c_str(), &st) != 0 || !S_ISDIR(st.st_mode) || st.st_uid != ::getuid())
-    return Error(EPERM, path + " is not a directory of ours");
-  return {};
-}
-
-Status copy_file(const std::string& from, const std::string& to, mode_t mode) {
-  RF_TRY_ASSIGN(data, base::read_file(from));
-  std::string tmp = to + ".rf-tmp";
-  base::UniqueFd fd(::open(tmp.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_NOFOLLOW | O_CLOEXEC, mode));
-  if (!fd.valid()) return base::errno_error("cannot create " + tmp);
-  if (auto w = base::write_all(fd.get(), data); !w) return Error(w.error().code(), "cannot write " + tmp);
-  if (::rename(tmp.c_str(), to.c_str()) != 0) return base::errno_error("cannot rename " + tmp + " to " + to);
-  return {};
-}
-
-// The agent's missing writable directories (plan.agent_make), made by the user below the agent's
-// directory without following a link. Where the user cannot make one, neither could the sandbox:
-// its bind or rule is dropped.
-Status make_agent_entries(RunPlan& plan) {
-  for (const auto& e : plan.agent_make) {
-    base::UniqueFd dir(::open(e.top.c_str(), O_PATH | O_DIRECTORY | O_CLOEXEC));
-    if (!dir.valid()) return base::errno_error("cannot open " + e.top);
-    int err = 0;
-    for (const auto& part : base::components(e.rel)) {
-      if (::mkdirat(dir.get(), part.c_str(), 0700) != 0 && errno != EEXIST) {
-        err = errno;
-        break;
-      }
-      dir = base::UniqueFd(::openat(dir.get(), part.c_str(), O_PATH | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC));
-      if (!dir.valid()) {
-        err = errno;
-        break;
-      }
-    }
-    const std::string path = e.top + "/" + e.rel;
-    if (err == EACCES || err == EROFS || err == EPERM) {
-      auto& ops = plan.spec.fs_ops;
-      ops.erase(std::remove_if(ops.begin(), ops.end(), [&](const FsOp& o) { return o.source == path; }),
-                ops.end());
-      auto& rules = plan.spec.landlock_rules;
-      rules.erase(std::remove_if(rules.begin(), rules.end(), [&](const auto& r) { return r.path == path; }),
-                  rules.end());
-    } else if (err != 0) {  // a link or a file on the way: the engine would refuse it anyway
-      return Error(err, "cannot make " + path);
-    }
-  }
-  return {};
-}
-
 }  // namespace
 
 Status add_system_dirs(RunPlan& plan) {
@@ -291,104 +238,27 @@ std::optional<std::uint64_t> scratch_size(const RunPlan& plan) {
   return *t;
 }
 
-namespace {
-
-// `rel` below the open directory `top`, following no link: 0 when it is there as `directory`
-// says, ENOENT when it (or a directory on the way) is missing, else the reason it is left out.
-int look_below(int top, const std::string& rel, bool directory) {
-  std::vector<std::string> parts = base::components(rel);
-  base::UniqueFd dir(::fcntl(top, F_DUPFD_CLOEXEC, 0));
-  for (std::size_t k = 0; dir.valid() && k + 1 < parts.size(); ++k) {
-    dir =
-        base::UniqueFd(::openat(dir.get(), parts[k].c_str(), O_PATH | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC));
-    if (!dir.valid()) return errno == ENOENT ? ENOENT : ELOOP;
-  }
-  if (!dir.valid() || parts.empty()) return EINVAL;
-  struct stat st {};
-  if (::fstatat(dir.get(), parts.back().c_str(), &st, AT_SYMLINK_NOFOLLOW) != 0) return errno;
-  if (S_ISLNK(st.st_mode)) return ELOOP;
-  if (directory ? !S_ISDIR(st.st_mode) : !S_ISREG(st.st_mode)) return directory ? ENOTDIR : EISDIR;
-  return 0;
-}
-
-}  // namespace
-
-base::Result<std::vector<AgentItem>> agent_items(RunPlan& plan, const presets::AgentProfile& agent,
-                                                 const std::string& real_home) {
-  std::vector<AgentItem> out;
-  std::vector<std::string> present;  // the list's directories found on the host
-  for (const auto& c : agent.config) {
-    AgentItem item;
-    item.config = &c;
-    item.host = real_home + "/" + c.path;
-    for (const auto& other : agent.config) {
-      if (&other == &c) break;
-      if (other.directory && c.path.starts_with(other.path + "/")) {
-        item.parent = other.path;
-        break;
-      }
-    }
-    if (!item.parent.empty()) {
-      if (std::find(present.begin(), present.end(), item.parent) == present.end()) continue;
-      const std::string top = real_home + "/" + item.parent;
-      base::UniqueFd fd(::open(top.c_str(), O_PATH | O_DIRECTORY | O_CLOEXEC));
-      if (!fd.valid()) continue;
-      const bool rw = c.access == presets::Access::ReadWrite;
-      int why = look_below(fd.get(), c.path.substr(item.parent.size() + 1), c.directory);
-      if (why == ENOENT && rw && c.directory) {
-        item.make = true;
-      } else if (why == ELOOP || why == ENOTDIR || why == EISDIR) {
-        plan.notes.push_back("agent: " + item.host + " is " +
-                             (why == ELOOP ? "a symbolic link" : "not of the kind expected") +
-                             ": left as it is, read-only");
-        continue;
-      } else if (why != 0) {
-        continue;
-      }
-      if (c.directory) present.push_back(c.path);
-      out.push_back(std::move(item));
-      continue;
-    }
-    struct stat st {};
-    if (::stat(item.host.c_str(), &st) != 0) {
-      if (c.optional) continue;
-      return base::errno_error("agent " + agent.name + " needs " + item.host);
-    }
-    if (c.transfer == presets::Transfer::Copy) {
-      if (S_ISREG(st.st_mode)) plan.copies.push_back({item.host, c.path, false});
-      continue;
-    }
-    if (c.directory && S_ISDIR(st.st_mode)) present.push_back(c.path);
-    out.push_back(std::move(item));
-  }
-  return out;
-}
-
 Status add_home(RunPlan& plan, const presets::AgentProfile& agent) {
-  const char* real = ::getenv("HOME");
-  std::string real_home = real && *real == '/' ? base::normalize(real) : plan.home_inside;
-  // The throwaway directory is bound here by prepare_home (its path is not known yet); the
+  const std::string& real_home = plan.home_inside;  // the caller's home (HostSnapshot::home)
+  // The throwaway directory is bound here by ThrowawayHome::prepare (its path is not known yet); the
   // agent's directories are bound into it, its private files copied (never back). An entry
   // inside an agent directory is bound over it, found below it without following a link.
   plan.spec.fs_ops.push_back(op(OpKind::Bind, "", plan.home_inside));
-  RF_TRY_ASSIGN(items, agent_items(plan, agent, real_home));
+  RF_TRY_ASSIGN(items, agent_grants(plan, agent, real_home));
   for (const auto& item : items) {
     const auto& c = *item.config;
-    FsOp o = op(c.access == presets::Access::ReadWrite ? OpKind::Bind : OpKind::RoBind, item.host,
-                plan.home_inside + "/" + c.path);
+    FsOp o = op(item.writable() ? OpKind::Bind : OpKind::RoBind, item.host, plan.home_inside + "/" + c.path);
     if (!item.parent.empty()) {
       o.source_beneath = real_home + "/" + item.parent;
       o.dest_beneath = plan.home_inside + "/" + item.parent;
     }
-    if (item.make) plan.agent_make.push_back({o.source_beneath, c.path.substr(item.parent.size() + 1)});
     plan.spec.fs_ops.push_back(o);
   }
   return {};
 }
 
 Status add_soft_home(RunPlan& plan, const presets::AgentProfile& agent) {
-  const char* real = ::getenv("HOME");
-  std::string real_home = real && *real == '/' ? base::normalize(real) : plan.home_inside;
+  const std::string& real_home = plan.home_inside;  // the caller's home (HostSnapshot::home)
   for (const auto& c : agent.config) {
     std::string host = real_home + "/" + c.path;
     struct stat st {};
@@ -430,15 +300,15 @@ Status add_workspace(RunPlan& plan, const RunOptions& opts) {
   return {};
 }
 
-Status add_extra_binds(RunPlan& plan, const RunOptions& opts) {
-  auto add = [&plan, &opts](const std::string& item, OpKind kind) -> Status {
+Status add_extra_binds(RunPlan& plan, const RunOptions& opts, const std::string& cwd) {
+  auto add = [&plan, &opts, &cwd](const std::string& item, OpKind kind) -> Status {
     auto colon = item.find(':');
     std::string src = item.substr(0, colon);
     std::string dst = colon == std::string::npos ? src : item.substr(colon + 1);
     if (src.empty() || dst.empty() || dst[0] != '/')
       return Error(EINVAL, "--bind/--ro-bind " + item + ": expected SRC[:DST] with an absolute DST");
     // No link in the project is followed: the sandbox could have made it point anywhere.
-    auto real = host_path_nofollow_in(src, plan.project);
+    auto real = host_path_nofollow_in(src, plan.project, cwd);
     if (!real) return Error(real.error().code(), "bind source " + real.error().message());
     FsOp o = op(kind, *real, colon == std::string::npos ? *real : base::normalize(dst));
     if (opts.workspace && base::is_under(o.dest, "/workspace"))  // the project's view, shown there too
@@ -481,68 +351,6 @@ Status add_project_masks(RunPlan& plan, const RunOptions& opts) {
       "masks: a name created after the start is hidden within milliseconds (inotify); a process "
       "that opens it in that moment keeps what it opened");
   return {};
-}
-
-Status prepare_home(RunPlan& plan) {
-  std::string base_dir;
-  if (const char* x = ::getenv("XDG_RUNTIME_DIR"); x && *x == '/' && ::access(x, W_OK) == 0) {
-    base_dir = std::string(x) + "/ringfence";
-  } else {
-    base_dir = "/tmp/ringfence-" + std::to_string(::getuid());
-  }
-  RF_TRY(make_git_entries(plan));
-  RF_TRY(make_agent_entries(plan));
-  if (plan.settings.project_writable) scan_autorun(plan);
-  RF_TRY(make_dir(base_dir, 0700));
-  std::string tmpl = base_dir + "/home-XXXXXX";
-  if (::mkdtemp(tmpl.data()) == nullptr) return base::errno_error("mkdtemp " + tmpl);
-  plan.home_host = tmpl;
-  for (auto& o : plan.spec.fs_ops)
-    if (o.kind == OpKind::Bind && o.source.empty() && o.dest == plan.home_inside) o.source = plan.home_host;
-  if (plan.spec.soft_jail) {
-    // No mount namespace: HOME is the throwaway directory itself, by its host path.
-    for (auto& e : plan.spec.env_ops)
-      if (e.kind == spec::EnvOp::Kind::Set && e.name == "HOME") e.value = plan.home_host;
-    const char* real = ::getenv("HOME");
-    for (const auto& d : plan.soft_agent_dirs)
-      if (real && ::symlink((std::string(real) + "/" + d).c_str(), (plan.home_host + "/" + d).c_str()) != 0)
-        return base::errno_error("cannot link " + d + " into " + plan.home_host);
-    if (plan.spec.landlock) RF_TRY(prepare_landlock_home(plan));
-    spec::ConnectPolicy& cp = plan.spec.supervision.connect;
-    if (cp.restrict_unix_paths) {
-      cp.unix_path_allow.push_back(plan.home_host);
-      if (!plan.tmp_host.empty()) cp.unix_path_allow.push_back(plan.tmp_host);
-    }
-  }
-  for (const auto& c : plan.copies) {
-    std::string to = plan.home_host + "/" + c.inside;
-    for (std::string dir = base::parent(to);
-         dir.size() > plan.home_host.size() && ::access(dir.c_str(), F_OK) != 0; dir = base::parent(dir))
-      ::mkdir(dir.c_str(), 0700);  // single level in practice: agent files sit at the top
-    RF_TRY(copy_file(c.host, to, 0600));
-  }
-  return {};
-}
-
-Status finish_home(const RunPlan& plan, std::vector<std::string>& not_removed) {
-  auto remove = [&not_removed](const std::string& dir) {
-    auto left = base::remove_tree(dir);
-    not_removed.insert(not_removed.end(), left.begin(), left.end());
-  };
-  if (!plan.tmp_host.empty()) remove(plan.tmp_host);  // the landlock level's TMPDIR
-  if (plan.home_host.empty()) return {};
-  Status result;
-  for (const auto& c : plan.copies) {
-    if (!c.copy_back) continue;
-    std::string from = plan.home_host + "/" + c.inside;
-    auto now = base::read_file(from);
-    auto before = base::read_file(c.host);
-    if (now && (!before || *before != *now)) {
-      if (auto s = copy_file(from, c.host, 0600); !s && result) result = s;
-    }
-  }
-  if (!plan.settings.keep_home) remove(plan.home_host);
-  return result;
 }
 
 }  // namespace rf::cli

@@ -136,12 +136,12 @@ Status make_git_entries(RunPlan& plan) {
   return {};
 }
 
-base::Result<std::string> host_path_nofollow_in(const std::string& path, const std::string& tree) {
+base::Result<std::string> host_path_nofollow_in(const std::string& path, const std::string& tree,
+                                                const std::string& cwd) {
   std::string abs = path;
   if (abs.empty() || abs[0] != '/') {
-    char cwd[PATH_MAX];
-    if (::getcwd(cwd, sizeof cwd) == nullptr) return base::errno_error("getcwd");
-    abs = std::string(cwd) + "/" + path;
+    if (cwd.empty()) return Error(ENOENT, "getcwd: the working directory is unknown");
+    abs = cwd + "/" + path;
   }
   std::deque<std::string> todo;
   for (auto& c : base::components(abs)) todo.push_back(c);

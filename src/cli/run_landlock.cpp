@@ -121,17 +121,13 @@ void add_parents(RunPlan& plan, const std::string& rel) {
 // rename, link or removal either), and the writable entries inside it read-write. Those are
 // reached through the linked directory and need no link of their own.
 Status add_agent(RunPlan& plan, const presets::AgentProfile& agent, const std::string& real_home) {
-  RF_TRY_ASSIGN(items, agent_items(plan, agent, real_home));
+  RF_TRY_ASSIGN(items, agent_grants(plan, agent, real_home));
   for (const auto& item : items) {
-    const auto& c = *item.config;
-    const bool rw = c.access == presets::Access::ReadWrite;
     if (item.parent.empty()) {
-      add_parents(plan, c.path);
-      plan.home_links.emplace_back(c.path, item.host);
+      add_parents(plan, item.config->path);
+      plan.home_links.emplace_back(item.config->path, item.host);
     }
-    if (item.make)
-      plan.agent_make.push_back({real_home + "/" + item.parent, c.path.substr(item.parent.size() + 1)});
-    rule(plan, item.host, rw ? kR | kW | kX : kR | kX);
+    rule(plan, item.host, item.writable() ? kR | kW | kX : kR | kX);
   }
   return {};
 }
@@ -154,12 +150,12 @@ void add_terminal(RunPlan& plan) {
 
 }  // namespace
 
-Status add_landlock_jail(RunPlan& plan, const RunOptions& opts, const presets::AgentProfile& agent, int abi) {
+Status add_landlock_jail(RunPlan& plan, const RunOptions& opts, const presets::AgentProfile& agent, int abi,
+                         const std::string& cwd) {
   spec::Spec& s = plan.spec;
   s.soft_jail = true;
   s.landlock = true;
-  const char* env_home = ::getenv("HOME");
-  const std::string real_home = env_home && *env_home == '/' ? base::normalize(env_home) : plan.home_inside;
+  const std::string& real_home = plan.home_inside;  // the caller's home (HostSnapshot::home)
 
   std::vector<std::string> roots;
   for (const char* r : kSystemRoots) {
@@ -199,11 +195,11 @@ Status add_landlock_jail(RunPlan& plan, const RunOptions& opts, const presets::A
   rule(plan, plan.project, kR | kX | (rw ? kW : 0), false);
   if (opts.workspace)
     plan.notes.push_back("--workspace: no /workspace at the landlock level (no mount namespace)");
-  auto bind = [&plan](const std::string& item, unsigned rights) -> Status {
+  auto bind = [&plan, &cwd](const std::string& item, unsigned rights) -> Status {
     auto colon = item.find(':');
     std::string src = item.substr(0, colon);
     // A link in the project is not followed: the sandbox could have made it point anywhere.
-    auto real = host_path_nofollow_in(src, plan.project);
+    auto real = host_path_nofollow_in(src, plan.project, cwd);
     if (!real) return base::Error(real.error().code(), "bind source " + real.error().message());
     const std::string& t = *real;
     if (colon != std::string::npos && base::normalize(item.substr(colon + 1)) != t) {

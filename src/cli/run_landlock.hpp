@@ -11,9 +11,9 @@ namespace rf::cli {
 // secrets, /dev nodes, /proc, the terminal, the project, --bind sources, the agent's entries),
 // the links the throwaway HOME will hold, and the notes on what this level does not enforce.
 base::Status add_landlock_jail(RunPlan& plan, const RunOptions& opts, const presets::AgentProfile& agent,
-                               int landlock_abi);
+                               int landlock_abi, const std::string& cwd);
 
-// In prepare_home, once the throwaway HOME exists: its directories and links, the private
+// In ThrowawayHome::prepare, once the throwaway HOME exists: its directories and links, the private
 // TMPDIR, and the rules for both.
 base::Status prepare_landlock_home(RunPlan& plan);
 

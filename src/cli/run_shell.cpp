@@ -58,7 +58,7 @@ bool any_dynamic(const std::vector<std::string>& files) {
 
 }  // namespace
 
-base::Status restrict_shell(RunPlan& plan, const HostFacts& host) {
+base::Status restrict_shell(RunPlan& plan, const HostFacts& host, const HostSnapshot& snapshot) {
   if (plan.settings.shell) return {};
   if (host.landlock_abi < 1) {
     plan.notes.push_back(
@@ -76,7 +76,7 @@ base::Status restrict_shell(RunPlan& plan, const HostFacts& host) {
   // sandbox's PID namespace gets vm.memfd_noexec = 2 (every memfd non-executable, so programs
   // that make one keep working); no other caller may write that sysctl, and there the filter
   // refuses every memfd that could be executed.
-  const bool sysctl = plan.level == presets::Level::Kernel && ::geteuid() == 0 &&
+  const bool sysctl = plan.level == presets::Level::Kernel && snapshot.euid == 0 &&
                       ::access("/proc/sys/vm/memfd_noexec", F_OK) == 0;
   if (!sysctl) {
     plan.spec.seccomp.insert(plan.spec.seccomp.begin(), memfd_noexec_program());

@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: LGPL-2.1-or-later
-// `ringfence run`: from options (+ profile file + preset) to a plan: the Spec the engine runs,
-// the throwaway HOME to prepare and clean up, and a plain account of what is enforced.
+// `ringfence run`: from options (+ profile file + preset) and a snapshot of the host to a plan:
+// the Spec the engine runs, the throwaway HOME to prepare and clean up, and a plain account of
+// what is enforced. The steps: gather_host_snapshot, plan_run, compile_plan_seccomp, then a
+// ThrowawayHome prepared before the engine runs and finished after it.
 #pragma once
 
 #include <cstdint>
@@ -11,6 +13,7 @@
 #include <vector>
 
 #include "ringfence/base/result.hpp"
+#include "ringfence/cli/host_snapshot.hpp"
 #include "ringfence/cli/native.hpp"
 #include "ringfence/presets/presets.hpp"
 #include "ringfence/spec/spec.hpp"
@@ -32,24 +35,24 @@ struct RunPlan {
   std::string agent;        // agent profile name
   std::string project;      // realpath of the project
   std::string home_inside;  // $HOME inside the sandbox
-  std::string home_host;    // the throwaway directory (made by prepare_home)
+  std::string home_host;    // the throwaway directory (made by ThrowawayHome::prepare)
   std::vector<HomeCopy> copies;
   std::vector<std::string> soft_agent_dirs;  // soft jail: agent directories linked into HOME
   // The landlock level: directories made in the throwaway HOME, then links (relative path in
   // HOME -> host path) to the agent's entries, which the Landlock rules grant one by one; and
-  // the private TMPDIR (made by prepare_home, removed by finish_home).
+  // the private TMPDIR (made by ThrowawayHome::prepare, removed by ThrowawayHome::finish).
   std::vector<std::string> home_dirs;
   std::vector<std::pair<std::string, std::string>> home_links;
   std::string tmp_host;
   // Entries of the project's .git that are missing and covered read-only: made (empty) by
-  // prepare_home, just before the launch, so that the dry run changes nothing.
+  // ThrowawayHome::prepare, just before the launch, so that the dry run changes nothing.
   struct GitEntry {
     std::string path;
     bool dir = false;
   };
   std::vector<GitEntry> git_make;
   // Writable entries of the agent's list missing in its directory on the host: made (empty
-  // directories, by the user, following no link below `top`) by prepare_home, as git_make.
+  // directories, by the user, following no link below `top`) by ThrowawayHome::prepare, as git_make.
   struct AgentEntry {
     std::string top;  // the agent's directory on the host
     std::string rel;  // below it
@@ -99,15 +102,41 @@ struct HostFacts {
   std::vector<CgroupController> cgroup;
 };
 
-// Resolve preset, profile file and options into a plan. Nothing on the host changes.
+// Resolve preset, profile file and options into a plan. Nothing on the host changes, and
+// nothing of the process is read: the environment, the working directory, the caller's ids and
+// home and the resolvers come from `snapshot`. What it still looks at on the host is the
+// filesystem the binds are made of (plan_host_paths, run_fs.hpp). The seccomp profile is not
+// compiled here (compile_plan_seccomp).
+base::Result<RunPlan> plan_run(const RunOptions& opts, const HostFacts& host, const HostSnapshot& snapshot);
+// The same with this process's snapshot, its seccomp profile compiled.
 base::Result<RunPlan> plan_run(const RunOptions& opts, const HostFacts& host);
+// The plan's seccomp profile (settings.seccomp), compiled here in the launcher before any
+// sandbox exists and added after the programs planning put first (--shell off's memfd filter).
+base::Status compile_plan_seccomp(RunPlan& plan);
 
-// The throwaway HOME: a fresh 0700 directory (under $XDG_RUNTIME_DIR/ringfence or
-// /tmp/ringfence-UID), the agent's copied files in it; sets plan.home_host and the HOME bind.
-base::Status prepare_home(RunPlan& plan);
-// After the run: copy changed agent files back, then remove the directory (unless kept) and
-// the private TMPDIR; what could not be removed is added to not_removed, one "PATH: reason" each.
-base::Status finish_home(const RunPlan& plan, std::vector<std::string>& not_removed);
+// The throwaway HOME of a plan, owned: prepare() makes a fresh 0700 directory (under
+// $XDG_RUNTIME_DIR/ringfence or /tmp/ringfence-UID) with the agent's copied files in it and sets
+// plan.home_host and the HOME bind (and the missing git and agent entries, the autorun scan);
+// finish() copies changed agent files back, then removes the directory (unless kept) and the
+// private TMPDIR, adding what could not be removed to not_removed, one "PATH: reason" each. The
+// destructor finishes (quietly) a home that was never finished.
+class ThrowawayHome {
+public:
+  ThrowawayHome(RunPlan& plan, const HostSnapshot& host);
+  ~ThrowawayHome();
+  ThrowawayHome(const ThrowawayHome&) = delete;
+  ThrowawayHome& operator=(const ThrowawayHome&) = delete;
+
+  base::Status prepare();
+  base::Status finish(std::vector<std::string>& not_removed);
+
+private:
+  RunPlan& plan_;
+  std::optional<std::string> runtime_dir_;  // $XDG_RUNTIME_DIR as given
+  std::optional<std::string> real_home_;    // $HOME as given: the soft jail's links point there
+  uid_t uid_ = 0;
+  bool finished_ = false;
+};
 // After the run: one line per file of the project that a host tool runs later (a git
 // repository below the top, .git/commondir, .envrc, editor tasks, CI...) made or changed
 // inside, at most 20 and then a count.

@@ -1,0 +1,156 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
+// The throwaway HOME of `ringfence run` on the host: made and filled before the start (with the
+// entries the plan found missing), copied back and removed after the run.
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cerrno>
+
+#include "ringfence/base/paths.hpp"
+#include "ringfence/base/remove_tree.hpp"
+#include "ringfence/base/sys.hpp"
+#include "ringfence/base/unique_fd.hpp"
+#include "ringfence/cli/native_run.hpp"
+#include "run_fs.hpp"
+#include "run_landlock.hpp"
+
+namespace rf::cli {
+namespace {
+
+using base::Error;
+using base::Status;
+
+Status make_dir(const std::string& path, mode_t mode, uid_t uid) {
+  if (::mkdir(path.c_str(), mode) != 0 && errno != EEXIST) return base::errno_error("mkdir " + path);
+  struct stat st {};
+  if (::lstat(path.c_str(), &st) != 0 || !S_ISDIR(st.st_mode) || st.st_uid != uid)
+    return Error(EPERM, path + " is not a directory of ours");
+  return {};
+}
+
+Status copy_file(const std::string& from, const std::string& to, mode_t mode) {
+  RF_TRY_ASSIGN(data, base::read_file(from));
+  std::string tmp = to + ".rf-tmp";
+  base::UniqueFd fd(::open(tmp.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_NOFOLLOW | O_CLOEXEC, mode));
+  if (!fd.valid()) return base::errno_error("cannot create " + tmp);
+  if (auto w = base::write_all(fd.get(), data); !w) return Error(w.error().code(), "cannot write " + tmp);
+  if (::rename(tmp.c_str(), to.c_str()) != 0) return base::errno_error("cannot rename " + tmp + " to " + to);
+  return {};
+}
+
+// The agent's missing writable directories (plan.agent_make), made by the user below the agent's
+// directory without following a link. Where the user cannot make one, neither could the sandbox:
+// its bind or rule is dropped.
+Status make_agent_entries(RunPlan& plan) {
+  for (const auto& e : plan.agent_make) {
+    base::UniqueFd dir(::open(e.top.c_str(), O_PATH | O_DIRECTORY | O_CLOEXEC));
+    if (!dir.valid()) return base::errno_error("cannot open " + e.top);
+    int err = 0;
+    for (const auto& part : base::components(e.rel)) {
+      if (::mkdirat(dir.get(), part.c_str(), 0700) != 0 && errno != EEXIST) {
+        err = errno;
+        break;
+      }
+      dir = base::UniqueFd(::openat(dir.get(), part.c_str(), O_PATH | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC));
+      if (!dir.valid()) {
+        err = errno;
+        break;
+      }
+    }
+    const std::string path = e.top + "/" + e.rel;
+    if (err == EACCES || err == EROFS || err == EPERM) {
+      auto& ops = plan.spec.fs_ops;
+      ops.erase(std::remove_if(ops.begin(), ops.end(), [&](const spec::FsOp& o) { return o.source == path; }),
+                ops.end());
+      auto& rules = plan.spec.landlock_rules;
+      rules.erase(std::remove_if(rules.begin(), rules.end(), [&](const auto& r) { return r.path == path; }),
+                  rules.end());
+    } else if (err != 0) {  // a link or a file on the way: the engine would refuse it anyway
+      return Error(err, "cannot make " + path);
+    }
+  }
+  return {};
+}
+
+}  // namespace
+
+ThrowawayHome::ThrowawayHome(RunPlan& plan, const HostSnapshot& host)
+    : plan_(plan), runtime_dir_(host.env("XDG_RUNTIME_DIR")), real_home_(host.env("HOME")), uid_(host.uid) {}
+
+ThrowawayHome::~ThrowawayHome() {
+  if (finished_) return;
+  try {
+    std::vector<std::string> ignored;
+    (void)finish(ignored);
+  } catch (...) {  // nothing may leave a destructor
+  }
+}
+
+Status ThrowawayHome::prepare() {
+  RunPlan& plan = plan_;
+  std::string base_dir;
+  if (const auto& x = runtime_dir_; x && x->starts_with('/') && ::access(x->c_str(), W_OK) == 0) {
+    base_dir = *x + "/ringfence";
+  } else {
+    base_dir = "/tmp/ringfence-" + std::to_string(uid_);
+  }
+  RF_TRY(make_git_entries(plan));
+  RF_TRY(make_agent_entries(plan));
+  if (plan.settings.project_writable) scan_autorun(plan);
+  RF_TRY(make_dir(base_dir, 0700, uid_));
+  std::string tmpl = base_dir + "/home-XXXXXX";
+  if (::mkdtemp(tmpl.data()) == nullptr) return base::errno_error("mkdtemp " + tmpl);
+  plan.home_host = tmpl;
+  for (auto& o : plan.spec.fs_ops)
+    if (o.kind == spec::OpKind::Bind && o.source.empty() && o.dest == plan.home_inside)
+      o.source = plan.home_host;
+  if (plan.spec.soft_jail) {
+    // No mount namespace: HOME is the throwaway directory itself, by its host path.
+    for (auto& e : plan.spec.env_ops)
+      if (e.kind == spec::EnvOp::Kind::Set && e.name == "HOME") e.value = plan.home_host;
+    for (const auto& d : plan.soft_agent_dirs)
+      if (real_home_ && ::symlink((*real_home_ + "/" + d).c_str(), (plan.home_host + "/" + d).c_str()) != 0)
+        return base::errno_error("cannot link " + d + " into " + plan.home_host);
+    if (plan.spec.landlock) RF_TRY(prepare_landlock_home(plan));
+    spec::ConnectPolicy& cp = plan.spec.supervision.connect;
+    if (cp.restrict_unix_paths) {
+      cp.unix_path_allow.push_back(plan.home_host);
+      if (!plan.tmp_host.empty()) cp.unix_path_allow.push_back(plan.tmp_host);
+    }
+  }
+  for (const auto& c : plan.copies) {
+    std::string to = plan.home_host + "/" + c.inside;
+    for (std::string dir = base::parent(to);
+         dir.size() > plan.home_host.size() && ::access(dir.c_str(), F_OK) != 0; dir = base::parent(dir))
+      ::mkdir(dir.c_str(), 0700);  // single level in practice: agent files sit at the top
+    RF_TRY(copy_file(c.host, to, 0600));
+  }
+  return {};
+}
+
+Status ThrowawayHome::finish(std::vector<std::string>& not_removed) {
+  finished_ = true;
+  const RunPlan& plan = plan_;
+  auto remove = [&not_removed](const std::string& dir) {
+    auto left = base::remove_tree(dir);
+    not_removed.insert(not_removed.end(), left.begin(), left.end());
+  };
+  if (!plan.tmp_host.empty()) remove(plan.tmp_host);  // the landlock level's TMPDIR
+  if (plan.home_host.empty()) return {};
+  Status result;
+  for (const auto& c : plan.copies) {
+    if (!c.copy_back) continue;
+    std::string from = plan.home_host + "/" + c.inside;
+    auto now = base::read_file(from);
+    auto before = base::read_file(c.host);
+    if (now && (!before || *before != *now)) {
+      if (auto s = copy_file(from, c.host, 0600); !s && result) result = s;
+    }
+  }
+  if (!plan.settings.keep_home) remove(plan.home_host);
+  return result;
+}
+
+}  // namespace rf::cli

@@ -1,0 +1,305 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
+// `ringfence run`'s planning from a host snapshot: what it takes from the snapshot and not from
+// the process, the seccomp step, the walk of the agent's list and what each level makes of it,
+// and the throwaway HOME's owner.
+#include <doctest/doctest.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cstdlib>
+#include <fstream>
+#include <optional>
+#include <string>
+
+#include "ringfence/base/remove_tree.hpp"
+#include "ringfence/cli/host_snapshot.hpp"
+#include "ringfence/cli/native_run.hpp"
+#include "run_fs.hpp"
+
+using rf::cli::AgentDecision;
+using rf::cli::AgentItem;
+using rf::cli::HostFacts;
+using rf::cli::HostSnapshot;
+using rf::cli::RunOptions;
+using rf::cli::RunPlan;
+using rf::presets::Level;
+using Rule = rf::spec::Spec::FsRule;
+
+namespace {
+
+// A variable of the real environment set to another value for the test's time.
+struct RealEnv {
+  std::string name;
+  std::optional<std::string> saved;
+  RealEnv(std::string n, const std::string& value) : name(std::move(n)) {
+    if (const char* v = ::getenv(name.c_str())) saved = v;
+    ::setenv(name.c_str(), value.c_str(), 1);
+  }
+  ~RealEnv() {
+    if (saved)
+      ::setenv(name.c_str(), saved->c_str(), 1);
+    else
+      ::unsetenv(name.c_str());
+  }
+};
+
+void write(const std::string& path, const std::string& text) { std::ofstream(path) << text; }
+
+// A project, a home holding an agent's files, a runtime directory, all below one temp directory.
+struct Tree {
+  std::string base, proj, home, run;
+  Tree() {
+    char tmpl[] = "/tmp/rf-unit-plan-XXXXXX";
+    REQUIRE(::mkdtemp(tmpl) != nullptr);
+    base = tmpl;
+    proj = base + "/proj";
+    home = base + "/home";
+    run = base + "/run";
+    for (const auto& d : {proj, proj + "/sub", home, run}) ::mkdir(d.c_str(), 0700);
+  }
+  ~Tree() { (void)rf::base::remove_tree(base); }
+  // The claude agent's list, partly: .claude, a directory in it, a link where a directory should
+  // be, a missing writable directory, a file, and the private copy.
+  void claude_home() const {
+    ::mkdir((home + "/.claude").c_str(), 0700);
+    ::mkdir((home + "/.claude/projects").c_str(), 0700);
+    REQUIRE(::symlink("/etc", (home + "/.claude/todos").c_str()) == 0);
+    write(home + "/.claude/history.jsonl", "{}\n");
+    write(home + "/.claude.json", "{}\n");
+  }
+  HostSnapshot snapshot() const {
+    HostSnapshot s;
+    s.environment = {"HOME=" + home, "PATH=/snapshot/bin:/usr/bin", "XDG_RUNTIME_DIR=" + run, "LANG=C.UTF-8"};
+    s.cwd = proj + "/sub";
+    s.uid = s.euid = ::getuid();
+    s.gid = ::getgid();
+    s.nameservers = {"192.0.2.53"};
+    return s;
+  }
+};
+
+HostFacts host(Level level) {
+  HostFacts h;
+  h.landlock_abi = 7;
+  h.level_network_on = h.level_network_off = level;
+  return h;
+}
+
+RunOptions options(const Tree& t) {
+  RunOptions o;
+  o.project = t.proj;
+  o.no_profile = true;
+  o.network = "off";
+  o.command = {"true"};
+  return o;
+}
+
+std::optional<std::string> env_of(const RunPlan& p, const std::string& name) {
+  for (const auto& e : p.spec.env_ops)
+    if (e.kind == rf::spec::EnvOp::Kind::Set && e.name == name) return e.value;
+  return std::nullopt;
+}
+
+const rf::spec::FsOp* op_at(const RunPlan& p, const std::string& dest) {
+  for (const auto& o : p.spec.fs_ops)
+    if (o.dest == dest) return &o;
+  return nullptr;
+}
+
+long rights_of(const RunPlan& p, const std::string& path) {
+  for (const auto& r : p.spec.landlock_rules)
+    if (r.path == path) return r.rights;
+  return -1;
+}
+
+bool has_note(const RunPlan& p, const std::string& text) {
+  return std::any_of(p.notes.begin(), p.notes.end(),
+                     [&text](const std::string& n) { return n.find(text) != std::string::npos; });
+}
+
+const AgentItem* item(const std::vector<AgentItem>& items, const std::string& path) {
+  for (const auto& i : items)
+    if (i.config->path == path) return &i;
+  return nullptr;
+}
+
+}  // namespace
+
+TEST_CASE("run plan: HOME, PATH, XDG_RUNTIME_DIR, the cwd and the resolvers come from the snapshot") {
+  Tree t;
+  RealEnv home("HOME", t.base + "/not-this-home");
+  RealEnv path("PATH", "/not/this/path");
+  RealEnv xdg("XDG_RUNTIME_DIR", t.base + "/not-this-run");
+  RunOptions o = options(t);
+  o.project = "..";  // relative: from the snapshot's cwd (proj/sub), not the process's
+  auto plan = rf::cli::plan_run(o, host(Level::Landlock), t.snapshot());
+  REQUIRE_MESSAGE(plan, (plan ? "" : plan.error().message()));
+  CHECK(plan->project == t.proj);
+  CHECK(plan->home_inside == t.home);
+  CHECK(env_of(*plan, "HOME") == t.home);
+  CHECK(env_of(*plan, "PATH") == "/snapshot/bin:/usr/bin");
+  CHECK(plan->spec.chdir == t.proj + "/sub");
+  const auto& cp = plan->spec.supervision.connect;
+  REQUIRE(cp.enabled);
+  CHECK(cp.violation_log == t.run + "/ringfence/violations.jsonl");
+  CHECK(cp.resolvers == std::vector<std::string>{"192.0.2.53"});
+}
+
+TEST_CASE("run plan: without XDG_RUNTIME_DIR and HOME the snapshot's uid and passwd home decide") {
+  Tree t;
+  HostSnapshot s = t.snapshot();
+  s.environment = {"PATH=/usr/bin"};
+  s.uid = 4242;
+  s.passwd_home = t.home;
+  auto plan = rf::cli::plan_run(options(t), host(Level::Landlock), s);
+  REQUIRE_MESSAGE(plan, (plan ? "" : plan.error().message()));
+  CHECK(plan->home_inside == t.home);
+  CHECK(plan->spec.supervision.connect.violation_log == "/tmp/ringfence-4242/violations.jsonl");
+  s.passwd_home.clear();
+  CHECK(s.home() == "/home/sandbox");
+  CHECK(s.env("PATH") == "/usr/bin");
+  CHECK(!s.env("PAT"));
+  s.forget_environment();
+  CHECK(s.environment.empty());
+  CHECK(!s.env("PATH"));
+}
+
+TEST_CASE("run plan: the seccomp profile is compiled by its own step") {
+  Tree t;
+  auto plan = rf::cli::plan_run(options(t), host(Level::Kernel), t.snapshot());
+  REQUIRE_MESSAGE(plan, (plan ? "" : plan.error().message()));
+  CHECK(plan->spec.seccomp.empty());
+  REQUIRE(rf::cli::compile_plan_seccomp(*plan));
+  CHECK(plan->spec.seccomp.size() == 1);
+  // The process's own snapshot, compiled: as plan_run with two arguments gives it.
+  RealEnv home("HOME", t.home);
+  auto whole = rf::cli::plan_run(options(t), host(Level::Kernel));
+  REQUIRE(whole);
+  CHECK(whole->spec.seccomp.size() == 1);
+  CHECK(whole->spec.seccomp.front().bytes == plan->spec.seccomp.front().bytes);
+}
+
+TEST_CASE("agent walk: a file, a directory, a link, a missing entry and a copy, decided once") {
+  Tree t;
+  t.claude_home();
+  rf::presets::AgentProfile agent;
+  agent.name = "test";
+  auto entry = [](std::string path, bool dir, rf::presets::Access a, bool optional = true) {
+    rf::presets::ConfigPath c;
+    c.path = std::move(path);
+    c.directory = dir;
+    c.access = a;
+    c.optional = optional;
+    return c;
+  };
+  using rf::presets::Access;
+  agent.config = {entry(".claude", true, Access::ReadOnly),
+                  entry(".claude/projects", true, Access::ReadWrite),
+                  entry(".claude/todos", true, Access::ReadWrite),
+                  entry(".claude/statsig", true, Access::ReadWrite),
+                  entry(".claude/history.jsonl", false, Access::ReadWrite),
+                  entry(".claude/gone.json", false, Access::ReadWrite),
+                  entry(".absent", true, Access::ReadWrite),
+                  entry(".claude.json", false, Access::ReadWrite)};
+  agent.config.back().transfer = rf::presets::Transfer::Copy;
+  auto items = rf::cli::walk_agent_config(agent, t.home);
+  REQUIRE_MESSAGE(items, (items ? "" : items.error().message()));
+  REQUIRE(items->size() == agent.config.size());
+  CHECK(item(*items, ".claude")->decision == AgentDecision::Grant);
+  CHECK(item(*items, ".claude")->parent.empty());
+  CHECK(item(*items, ".claude/projects")->decision == AgentDecision::Grant);
+  CHECK(item(*items, ".claude/projects")->parent == ".claude");
+  CHECK(item(*items, ".claude/projects")->below() == "projects");
+  CHECK(item(*items, ".claude/todos")->decision == AgentDecision::LeftAsIs);
+  CHECK(item(*items, ".claude/todos")->note.find("a symbolic link") != std::string::npos);
+  CHECK(item(*items, ".claude/statsig")->decision == AgentDecision::Make);
+  CHECK(item(*items, ".claude/history.jsonl")->decision == AgentDecision::Grant);
+  CHECK(item(*items, ".claude/history.jsonl")->host == t.home + "/.claude/history.jsonl");
+  CHECK(item(*items, ".claude/gone.json")->decision == AgentDecision::Skip);
+  CHECK(item(*items, ".absent")->decision == AgentDecision::Skip);
+  CHECK(item(*items, ".claude.json")->decision == AgentDecision::Copy);
+  // A missing entry that is not optional refuses the run.
+  agent.config.push_back(entry(".needed", true, Access::ReadOnly, false));
+  auto refused = rf::cli::walk_agent_config(agent, t.home);
+  REQUIRE(!refused);
+  CHECK(refused.error().message().find("needs " + t.home + "/.needed") != std::string::npos);
+}
+
+TEST_CASE("agent walk at the kernel level: binds into the throwaway HOME") {
+  Tree t;
+  t.claude_home();
+  RunOptions o = options(t);
+  o.agent = "claude";
+  auto plan = rf::cli::plan_run(o, host(Level::Kernel), t.snapshot());
+  REQUIRE_MESSAGE(plan, (plan ? "" : plan.error().message()));
+  const auto* top = op_at(*plan, t.home + "/.claude");
+  REQUIRE(top);
+  CHECK(top->kind == rf::spec::OpKind::RoBind);
+  const auto* dir = op_at(*plan, t.home + "/.claude/projects");
+  REQUIRE(dir);
+  CHECK(dir->kind == rf::spec::OpKind::Bind);
+  CHECK(dir->source_beneath == t.home + "/.claude");
+  CHECK(dir->dest_beneath == t.home + "/.claude");
+  const auto* file = op_at(*plan, t.home + "/.claude/history.jsonl");
+  REQUIRE(file);
+  CHECK(file->kind == rf::spec::OpKind::Bind);
+  CHECK(!op_at(*plan, t.home + "/.claude/todos"));  // the link: left as it is
+  CHECK(has_note(*plan, "agent: " + t.home + "/.claude/todos is a symbolic link"));
+  CHECK(op_at(*plan, t.home + "/.claude/statsig"));  // missing: made before the start
+  CHECK(std::any_of(plan->agent_make.begin(), plan->agent_make.end(),
+                    [&t](const auto& e) { return e.top == t.home + "/.claude" && e.rel == "statsig"; }));
+  CHECK(std::any_of(plan->copies.begin(), plan->copies.end(),
+                    [](const auto& c) { return c.inside == ".claude.json" && !c.copy_back; }));
+}
+
+TEST_CASE("agent walk at the landlock level: links into the throwaway HOME and rules") {
+  Tree t;
+  t.claude_home();
+  RunOptions o = options(t);
+  o.agent = "claude";
+  auto plan = rf::cli::plan_run(o, host(Level::Landlock), t.snapshot());
+  REQUIRE_MESSAGE(plan, (plan ? "" : plan.error().message()));
+  CHECK(rights_of(*plan, t.home + "/.claude") == (Rule::Read | Rule::Execute));
+  CHECK(rights_of(*plan, t.home + "/.claude/projects") == (Rule::Read | Rule::Write | Rule::Execute));
+  CHECK(rights_of(*plan, t.home + "/.claude/history.jsonl") == (Rule::Read | Rule::Write | Rule::Execute));
+  CHECK(rights_of(*plan, t.home + "/.claude/todos") == -1);
+  CHECK(has_note(*plan, "agent: " + t.home + "/.claude/todos is a symbolic link"));
+  CHECK(rights_of(*plan, t.home + "/.claude/statsig") == (Rule::Read | Rule::Write | Rule::Execute));
+  CHECK(std::any_of(plan->agent_make.begin(), plan->agent_make.end(),
+                    [&t](const auto& e) { return e.top == t.home + "/.claude" && e.rel == "statsig"; }));
+  // Only the top-level entries are linked; nested ones are reached through them.
+  const std::pair<std::string, std::string> link{".claude", t.home + "/.claude"};
+  CHECK(std::find(plan->home_links.begin(), plan->home_links.end(), link) != plan->home_links.end());
+  CHECK(std::none_of(plan->home_links.begin(), plan->home_links.end(),
+                     [](const auto& l) { return l.first.starts_with(".claude/"); }));
+  CHECK(std::any_of(plan->copies.begin(), plan->copies.end(),
+                    [](const auto& c) { return c.inside == ".claude.json"; }));
+}
+
+TEST_CASE("throwaway HOME: made under the snapshot's runtime directory, removed by finish or its owner") {
+  Tree t;
+  t.claude_home();
+  RunOptions o = options(t);
+  o.agent = "claude";
+  const HostSnapshot snap = t.snapshot();
+  auto plan = rf::cli::plan_run(o, host(Level::Kernel), snap);
+  REQUIRE_MESSAGE(plan, (plan ? "" : plan.error().message()));
+  std::string made;
+  {
+    rf::cli::ThrowawayHome home(*plan, snap);
+    REQUIRE(home.prepare());
+    made = plan->home_host;
+    CHECK(made.starts_with(t.run + "/ringfence/home-"));
+    CHECK(::access((made + "/.claude.json").c_str(), F_OK) == 0);
+    CHECK(::access((t.home + "/.claude/statsig").c_str(), F_OK) == 0);  // the missing entry, made
+  }  // never finished: its owner removes it
+  CHECK(::access(made.c_str(), F_OK) != 0);
+  rf::cli::ThrowawayHome again(*plan, snap);
+  REQUIRE(again.prepare());
+  CHECK(plan->home_host != made);
+  std::vector<std::string> left;
+  CHECK(again.finish(left));
+  CHECK(left.empty());
+  CHECK(::access(plan->home_host.c_str(), F_OK) != 0);
+}
