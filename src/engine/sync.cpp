@@ -5,6 +5,7 @@
 
 #include <cstring>
 
+#include "ringfence/base/sys.hpp"
 #include "sync.hpp"
 
 namespace rf::engine {
@@ -38,12 +39,7 @@ int encode_wait_status(int st) {
   return 255;
 }
 
-static void write_record(int fd, const Record& r) {
-  ssize_t n;
-  do {
-    n = ::write(fd, &r, sizeof r);
-  } while (n < 0 && errno == EINTR);
-}
+static void write_record(int fd, const Record& r) { (void)base::raw::write(fd, &r, sizeof r); }
 
 void report_and_exit_in_child(int fd, Stage stage, const base::Error& e) {
   Record r;

@@ -154,10 +154,7 @@ base::Result<Captured> run_captured(const std::vector<std::string>& argv, const 
   err_w.reset();
   rep_w.reset();
   int exec_errno = 0;
-  ssize_t got;
-  do {
-    got = ::read(rep_r.get(), &exec_errno, sizeof exec_errno);
-  } while (got < 0 && errno == EINTR);
+  const ssize_t got = base::raw::read(rep_r.get(), &exec_errno, sizeof exec_errno);
   if (got == static_cast<ssize_t>(sizeof exec_errno)) {
     reap(pid);
     return base::Error(exec_errno, "cannot run " + argv[0] + (cwd.empty() ? "" : " in " + cwd));

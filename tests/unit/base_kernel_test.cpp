@@ -3,10 +3,15 @@
 // clock and the child-safe read/write helpers (sys.hpp).
 #include <doctest/doctest.h>
 #include <fcntl.h>
+#include <linux/capability.h>
+#include <linux/filter.h>
+#include <linux/seccomp.h>
 #include <signal.h>
 #include <sys/mount.h>
+#include <sys/prctl.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include <cerrno>
@@ -274,4 +279,29 @@ TEST_CASE("UniqueFd takes a raw call's -errno as no descriptor") {
   CHECK(fd.get() == -1);
   fd.reset(-EBADF);
   CHECK(fd.get() == -1);
+}
+
+TEST_CASE("clone_fork runs the child like fork; gettid, capget, execveat, seccomp in it") {
+  const pid_t pid = raw::clone_fork(0);
+  REQUIRE(pid >= 0);
+  if (pid == 0) {
+    // The child: only the child-safe forms, and _exit with the number of the first failed check.
+    if (raw::gettid() != ::getpid()) ::_exit(1);
+    __user_cap_header_struct hdr{_LINUX_CAPABILITY_VERSION_3, 0};
+    __user_cap_data_struct data[_LINUX_CAPABILITY_U32S_3] = {};
+    if (raw::capget(&hdr, data) != 0) ::_exit(2);
+    char* argv[] = {nullptr};
+    if (raw::execveat(987654, "", argv, argv, AT_EMPTY_PATH) != -EBADF) ::_exit(3);
+    if (::prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) != 0) ::_exit(4);
+    sock_filter allow[] = {BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ALLOW)};
+    sock_fprog prog{1, allow};
+    if (raw::seccomp(SECCOMP_SET_MODE_FILTER, 0, &prog) != 0) ::_exit(5);
+    if (raw::seccomp(SECCOMP_SET_MODE_FILTER, ~0u, &prog) != -EINVAL) ::_exit(6);
+    ::_exit(42);
+  }
+  int status = 0;
+  REQUIRE(::waitpid(pid, &status, 0) == pid);
+  REQUIRE(WIFEXITED(status));
+  CHECK(WEXITSTATUS(status) == 42);
+  CHECK(raw::gettid() == ::getpid());  // the test's main thread
 }
