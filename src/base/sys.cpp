@@ -4,6 +4,7 @@
 #include <unistd.h>
 
 #include <cerrno>
+#include <ctime>
 
 #include "ringfence/base/sys.hpp"
 
@@ -58,6 +59,49 @@ Result<UniqueFd> open_fd(const std::string& path, int flags, mode_t mode) {
   if (fd < 0) return errno_error("open " + path);
   return UniqueFd(fd);
 }
+
+std::int64_t monotonic_ns() noexcept {
+  timespec ts{};
+  ::clock_gettime(CLOCK_MONOTONIC, &ts);
+  return static_cast<std::int64_t>(ts.tv_sec) * 1000000000 + ts.tv_nsec;
+}
+
+std::int64_t monotonic_ms() noexcept { return monotonic_ns() / 1000000; }
+
+namespace raw {
+
+ssize_t read(int fd, void* buf, std::size_t len) noexcept {
+  ssize_t n;
+  do {
+    n = ::read(fd, buf, len);
+  } while (n < 0 && errno == EINTR);
+  return n < 0 ? -errno : n;
+}
+
+ssize_t write(int fd, const void* buf, std::size_t len) noexcept {
+  ssize_t n;
+  do {
+    n = ::write(fd, buf, len);
+  } while (n < 0 && errno == EINTR);
+  return n < 0 ? -errno : n;
+}
+
+int write_all(int fd, const void* data, std::size_t len) noexcept {
+  const char* p = static_cast<const char*>(data);
+  while (len > 0) {
+    ssize_t n = raw::write(fd, p, len);
+    if (n < 0) return static_cast<int>(n);
+    if (n == 0) {
+      errno = EIO;
+      return -EIO;
+    }
+    p += n;
+    len -= static_cast<std::size_t>(n);
+  }
+  return 0;
+}
+
+}  // namespace raw
 
 bool parse_fd(std::string_view s, int& out) {
   if (s.empty() || s.size() > 10) return false;

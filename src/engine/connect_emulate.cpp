@@ -7,7 +7,6 @@
 #include "connect_emulate.hpp"
 
 #include <fcntl.h>
-#include <linux/openat2.h>
 #include <netinet/in.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
@@ -33,6 +32,7 @@
 #include <string>
 #include <vector>
 
+#include "ringfence/base/kernel.hpp"
 #include "ringfence/base/sys.hpp"
 #include "ringfence/base/unique_fd.hpp"
 #include "ringfence/net/decision.hpp"
@@ -85,13 +85,13 @@ struct Target {
 
   // A pidfd of the target, checked against pid reuse. 0 or an errno.
   int open() {
-    pidfd.reset(static_cast<int>(::syscall(SYS_pidfd_open, n.pid, PIDFD_THREAD)));
-    if (!pidfd.valid() && errno == EINVAL) {  // before Linux 6.9: the thread group's leader
+    pidfd.reset(base::raw::pidfd_open(n.pid, PIDFD_THREAD));  // errno is left set
+    if (!pidfd.valid() && errno == EINVAL) {                  // before Linux 6.9: the thread group's leader
       auto status = base::read_file(proc("status"));
       auto at = status ? status->find("\nTgid:") : std::string::npos;
       if (at == std::string::npos) return kFailClosed;
       pid_t tgid = static_cast<pid_t>(std::atol(status->c_str() + at + 6));
-      pidfd.reset(static_cast<int>(::syscall(SYS_pidfd_open, tgid, 0)));
+      pidfd.reset(base::raw::pidfd_open(tgid, 0));
       leader_pidfd = true;
     }
     if (!pidfd.valid() || !valid()) return kFailClosed;
@@ -99,8 +99,8 @@ struct Target {
   }
   // A duplicate of the target's fd `fd` (the object it points to NOW). 0 or an errno.
   int take(int fd, base::UniqueFd& out) const {
-    out.reset(static_cast<int>(::syscall(SYS_pidfd_getfd, pidfd.get(), fd, 0)));
-    if (!out.valid()) return errno == EBADF ? EBADF : kFailClosed;
+    out.reset(base::raw::pidfd_getfd(pidfd.get(), fd, 0));
+    if (!out.valid()) return errno == EBADF ? EBADF : kFailClosed;  // errno is left set
     if (leader_pidfd) {
       // The leader's fd table is the thread's unless the thread unshared it (CLONE_FILES off,
       // unshare(CLONE_FILES)): then the object taken must be the one the thread names, or the
@@ -196,11 +196,12 @@ int pin_unix_path(const Target& t, Name& name, const char* syscall_name) {
   const bool absolute = !path.empty() && path[0] == '/';
   base::UniqueFd base(::open(t.proc(absolute ? "root" : "cwd").c_str(), O_PATH | O_DIRECTORY | O_CLOEXEC));
   if (!base.valid() || !t.valid()) return kFailClosed;
-  open_how how{};
-  how.flags = O_PATH | O_CLOEXEC;
-  how.resolve = RESOLVE_NO_MAGICLINKS | (absolute ? RESOLVE_IN_ROOT : RESOLVE_BENEATH);
-  name.pinned.reset(static_cast<int>(::syscall(SYS_openat2, base.get(), path.c_str(), &how, sizeof how)));
-  if (!name.pinned.valid()) return errno == EXDEV ? EACCES : errno;
+  const auto how = rf::base::OpenHow()
+                       .flags(O_PATH | O_CLOEXEC)
+                       .resolve(RESOLVE_NO_MAGICLINKS | (absolute ? RESOLVE_IN_ROOT : RESOLVE_BENEATH));
+  const int pinned = rf::base::raw::openat2(base.get(), path.c_str(), how);
+  name.pinned.reset(pinned);
+  if (pinned < 0) return pinned == -EXDEV ? EACCES : -pinned;
   struct stat st {};
   if (::fstat(name.pinned.get(), &st) != 0) return kFailClosed;
   if (!S_ISSOCK(st.st_mode)) return ECONNREFUSED;
@@ -551,7 +552,7 @@ std::optional<Reply> prepare_sends(PendingCall& c) {
 // The kernel raises SIGPIPE in the sender; ours was suppressed, so raise it in the target.
 Reply finish_reply(const PendingCall& c, Reply r) {
   if (c.nr != SYS_connect && r.error == EPIPE && !(c.flags & MSG_NOSIGNAL))
-    ::syscall(SYS_pidfd_send_signal, c.t.pidfd.get(), SIGPIPE, nullptr, 0);
+    (void)base::raw::pidfd_send_signal(c.t.pidfd.get(), SIGPIPE, nullptr, 0);
   return r;
 }
 

@@ -15,6 +15,9 @@
 #include <cstring>
 #include <vector>
 
+#include "ringfence/base/fd_passing.hpp"
+#include "ringfence/base/kernel.hpp"
+#include "ringfence/base/sys.hpp"
 #include "supervisor.hpp"
 
 #ifndef SECCOMP_FILTER_FLAG_WAIT_KILLABLE_RECV
@@ -142,53 +145,45 @@ base::Status install_connect_filter_in_child(const ChildContext& ctx) {
   const int sock = ctx.notify_sock;
   if (sock < 0) return {};
   // The launcher takes fds from us (pidfd_getfd): it must be able to, whatever our ids went
-  // through. Nothing else of the sandbox runs yet (the reaper waits in vfork).
+  // through. Nothing else of the sandbox runs yet (the reaper waits in vfork). The flag belongs
+  // to the memory we share with the reaper, so it is cleared again once the listener is taken
+  // (step 4): the command's exec gives it a memory of its own, and the reaper must not be
+  // dumpable while the command already runs and before the reaper gets to clear it itself.
   prctl(PR_SET_DUMPABLE, 1, 0, 0, 0);
-  // 1. A pidfd of ourselves, sent while sendmsg is still unfiltered.
-  base::UniqueFd self(static_cast<int>(::syscall(SYS_pidfd_open, ::getpid(), 0)));
+  // 1. A pidfd of ourselves, sent while sendmsg is still unfiltered. (Child-safe calls: the
+  //    Errors below are made only on failure.)
+  base::UniqueFd self(base::raw::pidfd_open(::getpid(), 0));
   if (!self.valid()) return base::errno_error("connect policy: pidfd_open (needs Linux 5.3)");
-  char byte = 'p';
-  iovec iov{&byte, 1};
-  alignas(cmsghdr) char cbuf[CMSG_SPACE(sizeof(int))] = {};
-  msghdr mh{};
-  mh.msg_iov = &iov;
-  mh.msg_iovlen = 1;
-  mh.msg_control = cbuf;
-  mh.msg_controllen = sizeof cbuf;
-  cmsghdr* c = CMSG_FIRSTHDR(&mh);
-  c->cmsg_level = SOL_SOCKET;
-  c->cmsg_type = SCM_RIGHTS;
-  c->cmsg_len = CMSG_LEN(sizeof(int));
-  int sfd = self.get();
-  std::memcpy(CMSG_DATA(c), &sfd, sizeof sfd);
-  if (::sendmsg(sock, &mh, MSG_NOSIGNAL) != 1)
+  const int sfd = self.get();
+  if (base::raw::send_fds(sock, {&sfd, 1}, nullptr, 'p', MSG_NOSIGNAL) != 1)
     return base::errno_error("connect policy: hand-off to the launcher");
   // 2. The filter. WAIT_KILLABLE_RECV (Linux 5.19): once the supervisor has the call, only a
   //    fatal signal interrupts it, so an emulated connect is not cut short by SIGCHLD & co.
   sock_fprog prog{};
   prog.len = static_cast<unsigned short>(ctx.connect_filter.size() / sizeof(sock_filter));
   prog.filter = reinterpret_cast<sock_filter*>(const_cast<char*>(ctx.connect_filter.data()));
-  unsigned long flags = SECCOMP_FILTER_FLAG_NEW_LISTENER | SECCOMP_FILTER_FLAG_WAIT_KILLABLE_RECV;
-  long listener = ::syscall(SYS_seccomp, SECCOMP_SET_MODE_FILTER, flags, &prog);
-  if (listener < 0 && errno == EINVAL)
-    listener = ::syscall(SYS_seccomp, SECCOMP_SET_MODE_FILTER, SECCOMP_FILTER_FLAG_NEW_LISTENER, &prog);
+  unsigned flags = SECCOMP_FILTER_FLAG_NEW_LISTENER | SECCOMP_FILTER_FLAG_WAIT_KILLABLE_RECV;
+  int listener = base::raw::seccomp(SECCOMP_SET_MODE_FILTER, flags, &prog);
+  if (listener == -EINVAL)
+    listener = base::raw::seccomp(SECCOMP_SET_MODE_FILTER, SECCOMP_FILTER_FLAG_NEW_LISTENER, &prog);
   if (listener < 0) {
-    int err = errno;
+    int err = -listener;
     const char* why = err == EBUSY
                           ? "a filter with a listener is already installed (is ringfence itself supervised?)"
                           : "seccomp user notifications are unavailable on this kernel (Linux 5.0+)";
     return base::Error(err, std::string("the network connect policy cannot be enforced: ") + why +
                                 "; run with --network off, or --allow-unfiltered-network to run without it");
   }
-  base::UniqueFd lfd(static_cast<int>(listener));
+  base::UniqueFd lfd(listener);
   // 3. Its number: write() is not filtered.
   int number = lfd.get();
   if (::write(sock, &number, sizeof number) != static_cast<ssize_t>(sizeof number))
     return base::errno_error("connect policy: hand-off to the launcher");
   // 4. The launcher holds its copy once it answers; ours goes.
-  ssize_t n;
-  while ((n = ::read(sock, &byte, 1)) < 0 && errno == EINTR) {}
-  if (n != 1) return base::Error(EPIPE, "connect policy: the launcher did not take the listener");
+  char byte;
+  if (base::raw::read(sock, &byte, 1) != 1)
+    return base::Error(EPIPE, "connect policy: the launcher did not take the listener");
+  prctl(PR_SET_DUMPABLE, 0, 0, 0, 0);
   return {};
 }
 

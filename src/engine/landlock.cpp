@@ -12,12 +12,12 @@
 #include <fcntl.h>
 #include <linux/landlock.h>
 #include <sys/stat.h>
-#include <sys/syscall.h>
 #include <unistd.h>
 
 #include <cerrno>
 #include <cstdint>
 
+#include "ringfence/base/kernel.hpp"
 #include "ringfence/base/unique_fd.hpp"
 #include "ringfence/engine/launch.hpp"
 #include "steps.hpp"
@@ -83,8 +83,8 @@ std::uint64_t rights_of(unsigned r) {
 }  // namespace
 
 int landlock_abi() {
-  long v = ::syscall(SYS_landlock_create_ruleset, nullptr, 0, LANDLOCK_CREATE_RULESET_VERSION);
-  return v < 0 ? 0 : static_cast<int>(v);
+  const int v = base::raw::landlock_abi();  // errno is left set for the caller's message
+  return v < 0 ? 0 : v;
 }
 
 base::Status restrict_fs_in_child(const ChildContext& ctx) {
@@ -104,7 +104,7 @@ base::Status restrict_fs_in_child(const ChildContext& ctx) {
     attr.scoped = kScopeAbstractUnix | kScopeSignal;
     size = sizeof attr;
   }
-  base::UniqueFd ruleset(static_cast<int>(::syscall(SYS_landlock_create_ruleset, &attr, size, 0)));
+  base::UniqueFd ruleset(base::raw::landlock_create_ruleset(&attr, size, 0));
   if (!ruleset.valid()) return base::errno_error("landlock_create_ruleset (ABI " + std::to_string(abi) + ")");
   for (const auto& rule : spec.landlock_rules) {
     base::UniqueFd fd(::open(rule.path.c_str(), O_PATH | O_CLOEXEC));
@@ -120,11 +120,11 @@ base::Status restrict_fs_in_child(const ChildContext& ctx) {
     landlock_path_beneath_attr pb{};
     pb.allowed_access = access;
     pb.parent_fd = fd.get();
-    if (::syscall(SYS_landlock_add_rule, ruleset.get(), LANDLOCK_RULE_PATH_BENEATH, &pb, 0) != 0)
+    if (base::raw::landlock_add_rule(ruleset.get(), LANDLOCK_RULE_PATH_BENEATH, &pb, 0) != 0)
       return base::errno_error("landlock_add_rule " + rule.path);
   }
   // no_new_privs is already set, which Landlock requires of a caller without CAP_SYS_ADMIN.
-  if (::syscall(SYS_landlock_restrict_self, ruleset.get(), 0) != 0)
+  if (base::raw::landlock_restrict_self(ruleset.get(), 0) != 0)
     return base::errno_error("landlock_restrict_self");
   return {};
 }
@@ -134,7 +134,7 @@ base::Status restrict_exec_in_child(const ChildContext& ctx) {
   if (!spec.restrict_exec) return {};
   landlock_ruleset_attr attr{};
   attr.handled_access_fs = LANDLOCK_ACCESS_FS_EXECUTE;
-  base::UniqueFd ruleset(static_cast<int>(::syscall(SYS_landlock_create_ruleset, &attr, sizeof attr, 0)));
+  base::UniqueFd ruleset(base::raw::landlock_create_ruleset(&attr, sizeof attr, 0));
   if (!ruleset.valid()) return base::errno_error("landlock_create_ruleset (shell off needs Landlock)");
   for (const auto& path : spec.exec_allow) {
     base::UniqueFd fd(::open(path.c_str(), O_PATH | O_CLOEXEC));
@@ -142,11 +142,11 @@ base::Status restrict_exec_in_child(const ChildContext& ctx) {
     landlock_path_beneath_attr rule{};
     rule.allowed_access = LANDLOCK_ACCESS_FS_EXECUTE;
     rule.parent_fd = fd.get();
-    if (::syscall(SYS_landlock_add_rule, ruleset.get(), LANDLOCK_RULE_PATH_BENEATH, &rule, 0) != 0)
+    if (base::raw::landlock_add_rule(ruleset.get(), LANDLOCK_RULE_PATH_BENEATH, &rule, 0) != 0)
       return base::errno_error("landlock_add_rule " + path);
   }
   // no_new_privs is already set (step 1), which Landlock requires of an unprivileged caller.
-  if (::syscall(SYS_landlock_restrict_self, ruleset.get(), 0) != 0)
+  if (base::raw::landlock_restrict_self(ruleset.get(), 0) != 0)
     return base::errno_error("landlock_restrict_self");
   return {};
 }

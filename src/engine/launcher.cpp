@@ -4,7 +4,6 @@
 // hand off to it on the common path.
 #include <fcntl.h>
 #include <linux/nsfs.h>
-#include <linux/sched.h>
 #include <sched.h>
 #include <signal.h>
 #include <sys/ioctl.h>
@@ -12,7 +11,6 @@
 #include <sys/signalfd.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
-#include <sys/syscall.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -31,6 +29,7 @@
 #include "monitor.hpp"
 #include "overlay.hpp"
 #include "resolve.hpp"
+#include "ringfence/base/kernel.hpp"
 #include "ringfence/base/log.hpp"
 #include "ringfence/base/paths.hpp"
 #include "ringfence/base/sys.hpp"
@@ -201,18 +200,13 @@ unsigned long long clone_flags(const spec::Spec& spec, const spec::Namespaces& n
 pid_t clone_into(unsigned long long flags) {
   const bool unseal = dumpable_before_seal == 1 && (flags & CLONE_NEWPID) != 0;
   if (unseal) ::prctl(PR_SET_DUMPABLE, 1, 0, 0, 0);
-  clone_args args{};
-  args.flags = flags;
-  args.exit_signal = SIGCHLD;
-  long pid = syscall(SYS_clone3, &args, sizeof args);
-  if (pid < 0 && errno == ENOSYS)
-    pid = syscall(SYS_clone, static_cast<unsigned long>(flags) | SIGCHLD, nullptr, nullptr, nullptr, nullptr);
+  pid_t pid = base::raw::clone_fork(flags);  // -errno on failure, errno set
   if (pid != 0 && unseal) {
     const int saved = errno;
     ::prctl(PR_SET_DUMPABLE, 0, 0, 0, 0);
     errno = saved;
   }
-  return static_cast<pid_t>(pid);
+  return pid;
 }
 
 Error clone_error(int err, const spec::Namespaces& ns, bool privileged) {
@@ -248,7 +242,7 @@ Status parent_step(const spec::Spec& spec, const ChildContext& ctx, pid_t pid, i
   if (spec.userns_block_fd) {
     base::UniqueFd block(*spec.userns_block_fd);
     char b;
-    while (::read(block.get(), &b, 1) < 0 && errno == EINTR) {}
+    (void)base::raw::read(block.get(), &b, 1);
   }
   if (auto w = base::write_all(go_fd, "g"); !w) return Error(w.error().code(), "Can't release the child");
   return {};
@@ -374,8 +368,9 @@ Result<Outcome> run_sandbox(const spec::Spec& spec) {
     return base::errno_error("prctl(PR_SET_PDEATHSIG)");
   base::UniqueFd parent_fd;
   if (sup.watch_parent_process && ::getppid() != 1) {
-    parent_fd.reset(static_cast<int>(::syscall(SYS_pidfd_open, ::getppid(), 0)));
-    if (!parent_fd.valid()) return base::errno_error("pidfd_open(parent)");
+    auto fd = base::pidfd_open(::getppid());
+    if (!fd) return Error(fd.error().code(), "pidfd_open(parent)");
+    parent_fd = std::move(*fd);
   }
   // Forwarded signals are blocked before clone, read from a signalfd, and unblocked again in
   // the child (ctx.sigmask).

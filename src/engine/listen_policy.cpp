@@ -19,7 +19,6 @@
 #include <netinet/in.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
-#include <sys/syscall.h>
 #include <sys/uio.h>
 #include <sys/un.h>
 #include <unistd.h>
@@ -32,6 +31,7 @@
 #include <cstring>
 #include <string>
 
+#include "ringfence/base/kernel.hpp"
 #include "ringfence/base/sys.hpp"
 #include "ringfence/base/unique_fd.hpp"
 #include "ringfence/net/decision.hpp"
@@ -70,13 +70,13 @@ struct Call {
 
 // A pidfd of the calling thread, checked against pid reuse. 0 or an errno.
 int open_target(Call& c) {
-  c.pidfd.reset(static_cast<int>(::syscall(SYS_pidfd_open, c.n.pid, PIDFD_THREAD)));
+  c.pidfd.reset(base::raw::pidfd_open(c.n.pid, PIDFD_THREAD));  // errno is left set
   if (!c.pidfd.valid() && errno == EINVAL) {
     auto status = base::read_file(c.proc("status"));
     auto at = status ? status->find("\nTgid:") : std::string::npos;
     if (at == std::string::npos) return kFailClosed;
     pid_t tgid = static_cast<pid_t>(std::atol(status->c_str() + at + 6));
-    c.pidfd.reset(static_cast<int>(::syscall(SYS_pidfd_open, tgid, 0)));
+    c.pidfd.reset(base::raw::pidfd_open(tgid, 0));
     c.leader = true;
   }
   return c.pidfd.valid() && c.valid() ? 0 : kFailClosed;
@@ -84,8 +84,9 @@ int open_target(Call& c) {
 
 // The socket the target's fd `fd` points to now, and its domain. 0 or an errno.
 int take_socket(const Call& c, int fd, base::UniqueFd& out, int& domain) {
-  out.reset(static_cast<int>(::syscall(SYS_pidfd_getfd, c.pidfd.get(), fd, 0)));
-  if (!out.valid()) return errno == EBADF ? EBADF : kFailClosed;
+  const int got = base::raw::pidfd_getfd(c.pidfd.get(), fd, 0);
+  out.reset(got);
+  if (got < 0) return got == -EBADF ? EBADF : kFailClosed;
   if (c.leader) {  // the leader's table is the thread's unless the thread unshared it
     struct stat mine {
     }, theirs{};

@@ -5,7 +5,6 @@
 #include <dirent.h>
 #include <fcntl.h>
 #include <linux/mount.h>
-#include <linux/openat2.h>
 #include <poll.h>
 #include <sched.h>
 #include <signal.h>
@@ -14,7 +13,6 @@
 #include <sys/prctl.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
-#include <sys/syscall.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -26,6 +24,7 @@
 #include <deque>
 #include <vector>
 
+#include "ringfence/base/kernel.hpp"
 #include "ringfence/base/log.hpp"
 #include "ringfence/base/paths.hpp"
 #include "ringfence/base/sys.hpp"
@@ -42,17 +41,19 @@ std::string join_rel(const std::string& dir, const char* name) {
 // ---- the helper, inside the sandbox's user and mount namespaces --------------------------------
 
 // One request: is_dir byte + the relative path; one answer: an errno (0 = covered or nothing to do).
+// The helper is forked from the threaded launcher: the kernel calls are the child-safe ones,
+// which leave errno set.
 int cover_in_sandbox(const spec::LateMasks& masks, const std::string& rel, bool is_dir) {
   int first_error = 0;
   for (const auto& top : masks.sandbox_dirs) {
     base::UniqueFd dir(::open(top.c_str(), O_PATH | O_DIRECTORY | O_CLOEXEC));
     if (!dir.valid()) continue;
-    open_how how{};
-    how.flags = O_PATH | O_CLOEXEC | O_NOFOLLOW;
     // Mount points are crossed: the only mounts below the project are ringfence's own (.git's
     // protection, --bind destinations, covers), and a name made in one is hidden like any other.
-    how.resolve = RESOLVE_BENEATH | RESOLVE_NO_SYMLINKS | RESOLVE_NO_MAGICLINKS;
-    base::UniqueFd target(static_cast<int>(::syscall(SYS_openat2, dir.get(), rel.c_str(), &how, sizeof how)));
+    const auto how = base::OpenHow()
+                         .flags(O_PATH | O_CLOEXEC | O_NOFOLLOW)
+                         .resolve(RESOLVE_BENEATH | RESOLVE_NO_SYMLINKS | RESOLVE_NO_MAGICLINKS);
+    base::UniqueFd target(base::raw::openat2(dir.get(), rel.c_str(), how));
     if (!target.valid()) {
       if (errno != ENOENT && first_error == 0) first_error = errno;  // gone again: nothing to hide
       continue;
@@ -61,28 +62,27 @@ int cover_in_sandbox(const spec::LateMasks& masks, const std::string& rel, bool 
     if (::fstat(target.get(), &st) != 0 || S_ISDIR(st.st_mode) != is_dir) continue;
     base::UniqueFd source;
     if (is_dir) {
-      base::UniqueFd fs(static_cast<int>(::syscall(SYS_fsopen, "tmpfs", FSOPEN_CLOEXEC)));
-      if (!fs.valid() || ::syscall(SYS_fsconfig, fs.get(), FSCONFIG_SET_STRING, "size", "4k", 0) != 0 ||
-          ::syscall(SYS_fsconfig, fs.get(), FSCONFIG_SET_STRING, "mode", "0555", 0) != 0 ||
-          ::syscall(SYS_fsconfig, fs.get(), FSCONFIG_CMD_CREATE, nullptr, nullptr, 0) != 0) {
+      base::UniqueFd fs(base::raw::fsopen("tmpfs", FSOPEN_CLOEXEC));
+      if (!fs.valid() || base::raw::fsconfig(fs.get(), FSCONFIG_SET_STRING, "size", "4k", 0) != 0 ||
+          base::raw::fsconfig(fs.get(), FSCONFIG_SET_STRING, "mode", "0555", 0) != 0 ||
+          base::raw::fsconfig(fs.get(), FSCONFIG_CMD_CREATE, nullptr, nullptr, 0) != 0) {
         if (first_error == 0) first_error = errno;
         continue;
       }
-      source.reset(static_cast<int>(
-          ::syscall(SYS_fsmount, fs.get(), FSMOUNT_CLOEXEC,
-                    MOUNT_ATTR_RDONLY | MOUNT_ATTR_NOSUID | MOUNT_ATTR_NODEV | MOUNT_ATTR_NOEXEC)));
+      source.reset(
+          base::raw::fsmount(fs.get(), FSMOUNT_CLOEXEC,
+                             MOUNT_ATTR_RDONLY | MOUNT_ATTR_NOSUID | MOUNT_ATTR_NODEV | MOUNT_ATTR_NOEXEC));
     } else {
-      source.reset(static_cast<int>(
-          ::syscall(SYS_open_tree, AT_FDCWD, "/dev/null", OPEN_TREE_CLONE | OPEN_TREE_CLOEXEC)));
+      source.reset(base::raw::open_tree(AT_FDCWD, "/dev/null", OPEN_TREE_CLONE | OPEN_TREE_CLOEXEC));
       if (source.valid()) {
         mount_attr attr{};
         attr.attr_set = MOUNT_ATTR_RDONLY | MOUNT_ATTR_NOSUID | MOUNT_ATTR_NOEXEC;
-        if (::syscall(SYS_mount_setattr, source.get(), "", AT_EMPTY_PATH, &attr, sizeof attr) != 0)
+        if (base::raw::mount_setattr(source.get(), "", AT_EMPTY_PATH, &attr, sizeof attr) != 0)
           source.reset();
       }
     }
-    if (!source.valid() || ::syscall(SYS_move_mount, source.get(), "", target.get(), "",
-                                     MOVE_MOUNT_F_EMPTY_PATH | MOVE_MOUNT_T_EMPTY_PATH) != 0) {
+    if (!source.valid() || base::raw::move_mount(source.get(), "", target.get(), "",
+                                                 MOVE_MOUNT_F_EMPTY_PATH | MOVE_MOUNT_T_EMPTY_PATH) != 0) {
       if (first_error == 0) first_error = errno;
     }
   }

@@ -6,10 +6,10 @@
 #include <poll.h>
 #include <signal.h>
 #include <sys/signalfd.h>
-#include <sys/syscall.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
+#include "ringfence/base/kernel.hpp"
 
 #include <cerrno>
 #include <cstdint>
@@ -27,11 +27,7 @@ namespace {
 using base::Error;
 using base::Result;
 
-std::uint64_t now_ms() {
-  timespec ts{};
-  ::clock_gettime(CLOCK_MONOTONIC, &ts);
-  return static_cast<std::uint64_t>(ts.tv_sec) * 1000 + static_cast<std::uint64_t>(ts.tv_nsec) / 1000000;
-}
+std::uint64_t now_ms() { return static_cast<std::uint64_t>(base::monotonic_ms()); }
 
 // What one record (or EOF) on the status pipe means.
 struct Step {
@@ -148,7 +144,7 @@ Result<Outcome> monitor(const Watch& w) {
     Step step = read_step(w);
     if (step.kind == Step::Kind::Eof) {
       // The command runs with nothing of ours open: watch its pidfd instead of the pipe.
-      base::UniqueFd pidfd(static_cast<int>(::syscall(SYS_pidfd_open, w.pid, 0)));
+      base::UniqueFd pidfd(base::raw::pidfd_open(w.pid, 0));
       if (pidfd.valid() && !wait_readable(w, pidfd.get(), out, deadline, terminating)) return killed();
       auto st = wait_child(w.pid);
       if (!st) return st.error();

@@ -3,7 +3,6 @@
 #include <fcntl.h>
 #include <sys/mount.h>
 #include <sys/stat.h>
-#include <sys/syscall.h>
 #include <unistd.h>
 
 #include <cerrno>
@@ -12,6 +11,7 @@
 #include "mounts.hpp"
 #include "overlay.hpp"
 #include "resolve.hpp"
+#include "ringfence/base/kernel.hpp"
 #include "ringfence/base/mountinfo.hpp"
 #include "ringfence/base/paths.hpp"
 #include "ringfence/base/sys.hpp"
@@ -118,7 +118,7 @@ Status add_mount_attrs(int fd, unsigned long attrs, bool recursive) {
   mount_attr a{};
   a.attr_set = attrs;
   unsigned flags = AT_EMPTY_PATH | (recursive ? AT_RECURSIVE : 0u);
-  if (::mount_setattr(fd, "", flags, &a, sizeof a) == 0) return {};
+  if (base::raw::mount_setattr(fd, "", flags, &a, sizeof a) == 0) return {};
   if (errno != ENOSYS) return fail("mount_setattr");
   char target[4096];
   ssize_t n = ::readlink(fd_path(fd).c_str(), target, sizeof target - 1);
@@ -500,7 +500,7 @@ Status prepare_root_in_child(std::optional<std::uint64_t> root_size,
   if (::mount("newroot", "newroot", nullptr, MS_BIND | MS_REC, nullptr) != 0)
     return fail("setting up newroot bind");
   if (::mkdir("oldroot", 0755) != 0) return fail("Creating oldroot failed");
-  if (syscall(SYS_pivot_root, base_dir, "oldroot") != 0) return fail("pivot_root");
+  if (base::raw::pivot_root(base_dir, "oldroot") != 0) return fail("pivot_root");
   if (::chdir("/") != 0) return fail("chdir / (after pivot)");
   return {};
 }
@@ -529,7 +529,7 @@ Status finish_root_in_child() {
   if (::umount2("/oldroot", MNT_DETACH) != 0) return fail("unmount old root");
   // Second pivot: /newroot becomes "/", the scratch tmpfs is stacked under it and detached.
   if (::chdir("/newroot") != 0) return fail("chdir /newroot");
-  if (syscall(SYS_pivot_root, ".", ".") != 0) return fail("pivot_root(/newroot)");
+  if (base::raw::pivot_root(".", ".") != 0) return fail("pivot_root(/newroot)");
   if (::umount2(".", MNT_DETACH) != 0) return fail("unmount old root");
   if (::chdir("/") != 0) return fail("chdir /");
   return {};

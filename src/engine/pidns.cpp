@@ -9,6 +9,7 @@
 
 #include <cerrno>
 
+#include "ringfence/base/fd_passing.hpp"
 #include "ringfence/base/sys.hpp"
 #include "steps.hpp"
 
@@ -34,25 +35,10 @@ base::Status enter_pid_namespace_in_child(const ChildContext& ctx) {
     RF_TRY(fork_intermediate_in_child());
   }
   // The kernel checks the credentials against ours and rewrites the pid for the receiver.
-  ucred cred{::getpid(), ::getuid(), ::getgid()};
-  alignas(cmsghdr) char control[CMSG_SPACE(sizeof cred)] = {};
-  char byte = 'p';
-  iovec iov{&byte, 1};
-  msghdr msg{};
-  msg.msg_iov = &iov;
-  msg.msg_iovlen = 1;
-  msg.msg_control = control;
-  msg.msg_controllen = sizeof control;
-  cmsghdr* c = CMSG_FIRSTHDR(&msg);
-  c->cmsg_level = SOL_SOCKET;
-  c->cmsg_type = SCM_CREDENTIALS;
-  c->cmsg_len = CMSG_LEN(sizeof cred);
-  __builtin_memcpy(CMSG_DATA(c), &cred, sizeof cred);
-  ssize_t n;
-  do {
-    n = ::sendmsg(ctx.pid_sock, &msg, MSG_NOSIGNAL);
-  } while (n < 0 && errno == EINTR);
-  if (n != 1) return base::errno_error("Can't send the sandbox pid to the launcher");
+  // (The child-safe send: it leaves errno set for the message.)
+  const ucred cred{::getpid(), ::getuid(), ::getgid()};
+  if (base::raw::send_fds(ctx.pid_sock, {}, &cred, 'p', MSG_NOSIGNAL) != 1)
+    return base::errno_error("Can't send the sandbox pid to the launcher");
   ::close(ctx.pid_sock);
   return {};
 }
@@ -73,27 +59,11 @@ base::Status make_pid_socket_from_parent(base::UniqueFd& launcher_end, base::Uni
 }
 
 base::Result<std::optional<pid_t>> receive_pid_from_parent(int sock, pid_t clone_pid, int intermediates) {
-  ucred cred{};
-  alignas(cmsghdr) char control[CMSG_SPACE(sizeof cred)] = {};
   char byte = 0;
-  iovec iov{&byte, 1};
-  msghdr msg{};
-  msg.msg_iov = &iov;
-  msg.msg_iovlen = 1;
-  msg.msg_control = control;
-  msg.msg_controllen = sizeof control;
-  ssize_t n;
-  do {
-    n = ::recvmsg(sock, &msg, MSG_CMSG_CLOEXEC);
-  } while (n < 0 && errno == EINTR);
+  auto got = base::recv_fds(sock, &byte, 1, 0);
   std::optional<pid_t> pid;
-  cmsghdr* c = n == 1 ? CMSG_FIRSTHDR(&msg) : nullptr;
-  if (c && c->cmsg_level == SOL_SOCKET && c->cmsg_type == SCM_CREDENTIALS &&
-      c->cmsg_len == CMSG_LEN(sizeof cred)) {
-    __builtin_memcpy(&cred, CMSG_DATA(c), sizeof cred);
-    if (cred.pid > 0) pid = cred.pid;
-  }
-  if (!pid && n > 0) return base::Error(0, "Unexpected short read from pid socket");
+  if (got && got->bytes == 1 && got->creds && got->creds->pid > 0) pid = got->creds->pid;
+  if (!pid && got && got->bytes > 0) return base::Error(0, "Unexpected short read from pid socket");
   // The intermediates are (or become, as the first one exits) our children; they exit at once.
   // Without a pid something failed: reap whatever is ours, the status pipe says what happened.
   int st;

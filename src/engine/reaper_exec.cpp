@@ -20,7 +20,6 @@
 #include <sys/mman.h>
 #include <sys/prctl.h>
 #include <sys/stat.h>
-#include <sys/syscall.h>
 #include <unistd.h>
 
 #include <cerrno>
@@ -29,6 +28,8 @@
 #include <string>
 
 #include "reaper_blob.hpp"
+#include "ringfence/base/kernel.hpp"
+#include "ringfence/base/sys.hpp"
 #include "ringfence/base/unique_fd.hpp"
 #include "steps.hpp"
 
@@ -42,15 +43,7 @@ constexpr unsigned MFD_EXEC = 0x0010U;  // Linux 6.3: executable, whatever vm.me
 #endif
 
 bool write_all_bytes(int fd, const void* data, std::size_t len) {
-  const char* p = static_cast<const char*>(data);
-  while (len > 0) {
-    ssize_t n = ::write(fd, p, len);
-    if (n < 0 && errno == EINTR) continue;
-    if (n <= 0) return false;
-    p += n;
-    len -= static_cast<std::size_t>(n);
-  }
-  return true;
+  return base::raw::write_all(fd, data, len) == 0;
 }
 
 // The Spec's programs for the reaper to install after its exec (they may deny execveat): each
@@ -99,7 +92,7 @@ bool may_exec_reaper_in_child() {
   // gained): a non-root command keeps only its ambient set, root its permitted set.
   __user_cap_header_struct hdr{_LINUX_CAPABILITY_VERSION_3, 0};
   __user_cap_data_struct data[_LINUX_CAPABILITY_U32S_3] = {};
-  if (::syscall(SYS_capget, &hdr, data) != 0) return false;
+  if (base::raw::capget(&hdr, data) != 0) return false;
   if ((data[CAP_SYS_PTRACE / 32].permitted & (1u << (CAP_SYS_PTRACE % 32))) == 0) return true;
   if (::getuid() == 0 || ::geteuid() == 0) return false;
   return ::prctl(PR_CAP_AMBIENT, PR_CAP_AMBIENT_IS_SET, CAP_SYS_PTRACE, 0, 0) == 0;
@@ -124,7 +117,7 @@ void exec_reaper_in_child(const ChildContext& ctx, pid_t cmd, bool forward, cons
   std::string argv0 = program_invocation_name != nullptr ? program_invocation_name : comm;
   char* argv[] = {argv0.data(), nullptr};
   char* envp[] = {params.data(), name.data(), nullptr};
-  ::syscall(SYS_execveat, ctx.reaper_fd, "", argv, envp, AT_EMPTY_PATH);
+  (void)base::raw::execveat(ctx.reaper_fd, "", argv, envp, AT_EMPTY_PATH);
   if (filters >= 0) ::close(filters);
 }
 

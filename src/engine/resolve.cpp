@@ -3,15 +3,15 @@
 // lacks openat2). This is the fix for the bug class of bubblewrap's 2026 advisory: never
 // resolve a destination on the host's view of the file system.
 #include <fcntl.h>
-#include <linux/openat2.h>
 #include <sys/stat.h>
-#include <sys/syscall.h>
 #include <unistd.h>
 
 #include <cerrno>
+#include <cstdint>
 #include <vector>
 
 #include "resolve.hpp"
+#include "ringfence/base/kernel.hpp"
 #include "ringfence/base/paths.hpp"
 
 namespace rf::engine {
@@ -21,8 +21,14 @@ using base::UniqueFd;
 
 bool g_no_openat2 = false;
 
-long sys_openat2(int dirfd, const char* path, open_how* how) {
-  return syscall(SYS_openat2, dirfd, path, how, sizeof *how);
+// openat2 retried while a rename races the lookup (EAGAIN): the fd, or -errno. Child-safe.
+int openat2_settled(int dirfd, const std::string& path, int flags, std::uint64_t resolve) {
+  const auto how = base::OpenHow().flags(static_cast<__u64>(flags | O_CLOEXEC)).resolve(resolve);
+  int fd;
+  do {
+    fd = base::raw::openat2(dirfd, path.c_str(), how);
+  } while (fd == -EAGAIN);
+  return fd;
 }
 
 // Fallback walker: one component at a time with O_NOFOLLOW; symlinks are read and their
@@ -82,15 +88,9 @@ base::Result<UniqueFd> open_in_root(int root_fd, const std::string& path, int fl
   std::string rel(base::strip_leading_slashes(path));
   if (rel.empty()) rel = ".";
   if (!g_no_openat2) {
-    open_how how{};
-    how.flags = static_cast<__u64>(flags | O_CLOEXEC);
-    how.resolve = RESOLVE_IN_ROOT | RESOLVE_NO_MAGICLINKS;
-    long fd;
-    do {
-      fd = sys_openat2(root_fd, rel.c_str(), &how);
-    } while (fd < 0 && errno == EAGAIN);
-    if (fd >= 0) return UniqueFd(static_cast<int>(fd));
-    if (errno != ENOSYS) return base::errno_error(path);
+    int fd = openat2_settled(root_fd, rel, flags, RESOLVE_IN_ROOT | RESOLVE_NO_MAGICLINKS);
+    if (fd >= 0) return UniqueFd(fd);
+    if (fd != -ENOSYS) return base::Error(-fd, path);
     g_no_openat2 = true;
   }
   int fd = walk_in_root(root_fd, rel, flags, 0);
@@ -106,15 +106,10 @@ base::Result<UniqueFd> open_beneath(int dir_fd, const std::string& rel, int flag
   for (const auto& c : comps) clean += (clean.empty() ? "" : "/") + c;
   if (clean.empty()) clean = ".";
   if (!g_no_openat2) {
-    open_how how{};
-    how.flags = static_cast<__u64>(flags | O_CLOEXEC);
-    how.resolve = RESOLVE_BENEATH | RESOLVE_NO_SYMLINKS | RESOLVE_NO_MAGICLINKS;
-    long fd;
-    do {
-      fd = sys_openat2(dir_fd, clean.c_str(), &how);
-    } while (fd < 0 && errno == EAGAIN);
-    if (fd >= 0) return UniqueFd(static_cast<int>(fd));
-    if (errno != ENOSYS) return base::errno_error(rel);
+    int fd =
+        openat2_settled(dir_fd, clean, flags, RESOLVE_BENEATH | RESOLVE_NO_SYMLINKS | RESOLVE_NO_MAGICLINKS);
+    if (fd >= 0) return UniqueFd(fd);
+    if (fd != -ENOSYS) return base::Error(-fd, rel);
     g_no_openat2 = true;
   }
   // No openat2: one component at a time, never following a link.

@@ -11,9 +11,9 @@
 #include <sys/capability.h>
 #include <sys/prctl.h>
 #include <sys/signalfd.h>
-#include <sys/syscall.h>
 #include <sys/wait.h>
 #include <unistd.h>
+#include "ringfence/base/kernel.hpp"
 
 #include <cerrno>
 #include <cstdlib>
@@ -110,7 +110,7 @@ base::Result<Outcome> run_soft_jail(const spec::Spec& spec) {
   const spec::Supervision& sup = spec.supervision;
   base::UniqueFd parent_fd;
   if (sup.watch_parent_process && ::getppid() != 1) {
-    parent_fd.reset(static_cast<int>(::syscall(SYS_pidfd_open, ::getppid(), 0)));
+    parent_fd.reset(base::raw::pidfd_open(::getppid(), 0));
     if (!parent_fd.valid()) return base::errno_error("pidfd_open(parent)");
   }
   base::UniqueFd signal_fd;

@@ -31,7 +31,6 @@
 #include <sys/ioctl.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
-#include <sys/syscall.h>
 #include <sys/uio.h>
 #include <sys/un.h>
 #include <unistd.h>
@@ -42,6 +41,8 @@
 
 #include "connect_emulate.hpp"
 #include "listen_policy.hpp"
+#include "ringfence/base/fd_passing.hpp"
+#include "ringfence/base/kernel.hpp"
 #include "ringfence/base/log.hpp"
 #include "ringfence/base/paths.hpp"
 #include "ringfence/base/sys.hpp"
@@ -68,17 +69,7 @@ void set_thread_mask() {
   pthread_sigmask(SIG_SETMASK, &all, nullptr);
 }
 
-std::int64_t now_seconds() {
-  timespec ts{};
-  ::clock_gettime(CLOCK_MONOTONIC, &ts);
-  return ts.tv_sec;
-}
-
-std::int64_t now_ms() {
-  timespec ts{};
-  ::clock_gettime(CLOCK_MONOTONIC, &ts);
-  return static_cast<std::int64_t>(ts.tv_sec) * 1000 + ts.tv_nsec / 1000000;
-}
+std::int64_t now_seconds() { return base::monotonic_ns() / 1000000000; }
 
 #ifdef SECCOMP_IOCTL_NOTIF_SET_FLAGS
 constexpr unsigned long kNotifSetFlags = SECCOMP_IOCTL_NOTIF_SET_FLAGS;
@@ -171,25 +162,14 @@ Status Supervisor::take_listener() {
   if (!target_pidfd_.valid()) {
     // Step 1: the command's pidfd.
     char byte;
-    iovec iov{&byte, 1};
-    alignas(cmsghdr) char cbuf[CMSG_SPACE(sizeof(int))] = {};
-    msghdr mh{};
-    mh.msg_iov = &iov;
-    mh.msg_iovlen = 1;
-    mh.msg_control = cbuf;
-    mh.msg_controllen = sizeof cbuf;
-    ssize_t n = ::recvmsg(handoff_.get(), &mh, MSG_CMSG_CLOEXEC | MSG_DONTWAIT);
-    if (n < 0 && (errno == EAGAIN || errno == EINTR)) return {};
-    if (n <= 0) {  // the command failed before the hand-off; its error is on the status pipe
+    auto got = base::recv_fds(handoff_.get(), &byte, 1, 1, MSG_DONTWAIT);
+    if (!got && got.error().code() == EAGAIN) return {};
+    if (!got || got->bytes == 0) {  // the command failed before the hand-off; its error is on the status pipe
       handoff_.reset();
       return {};
     }
-    cmsghdr* c = CMSG_FIRSTHDR(&mh);
-    if (!c || c->cmsg_type != SCM_RIGHTS || c->cmsg_len != CMSG_LEN(sizeof(int)))
-      return Error(EPROTO, "connect policy: bad hand-off message");
-    int fd;
-    std::memcpy(&fd, CMSG_DATA(c), sizeof fd);
-    target_pidfd_.reset(fd);
+    if (got->fds.size() != 1) return Error(EPROTO, "connect policy: bad hand-off message");
+    target_pidfd_ = std::move(got->fds[0]);
     return {};
   }
   // Step 3: the listener's number in the command; take our own copy of it.
@@ -201,8 +181,9 @@ Status Supervisor::take_listener() {
     target_pidfd_.reset();
     return {};
   }
-  listener_.reset(static_cast<int>(::syscall(SYS_pidfd_getfd, target_pidfd_.get(), number, 0)));
-  if (!listener_.valid()) return base::errno_error("connect policy: pidfd_getfd(listener)");
+  auto listener = base::pidfd_getfd(target_pidfd_.get(), number);
+  if (!listener) return Error(listener.error().code(), "connect policy: pidfd_getfd(listener)");
+  listener_ = std::move(*listener);
   if (::fcntl(listener_.get(), F_SETFD, FD_CLOEXEC) != 0) return base::errno_error("fcntl");
   target_pidfd_.reset();
   // Linux 6.6+: the kernel wakes the receiving thread on the target's CPU and the target waits
@@ -248,10 +229,10 @@ void Supervisor::receive_loop() {
   sigevent sev{};
   sev.sigev_notify = SIGEV_THREAD_ID;
   sev.sigev_signo = interrupt_signal();
-  sev._sigev_un._tid = static_cast<pid_t>(::syscall(SYS_gettid));
+  sev._sigev_un._tid = base::raw::gettid();
   have_guard_ = ::timer_create(CLOCK_MONOTONIC, &sev, &guard_) == 0;
   bool hung_up = false;
-  std::int64_t last_sweep = now_ms();
+  std::int64_t last_sweep = base::monotonic_ms();
   while (!stopping_.load()) {
     int busy;
     {
@@ -270,9 +251,9 @@ void Supervisor::receive_loop() {
     } else if (n > 0 && (fds[0].revents & (POLLHUP | POLLERR | POLLNVAL))) {
       hung_up = true;  // every process under the filter is gone; workers may still answer
     }
-    if (busy && now_ms() - last_sweep >= 250) {
+    if (busy && base::monotonic_ms() - last_sweep >= 250) {
       sweep();
-      last_sweep = now_ms();
+      last_sweep = base::monotonic_ms();
     }
   }
   if (have_guard_) ::timer_delete(guard_);
@@ -467,10 +448,10 @@ Status check_kernel_support() {
                         std::strerror(err) +
                         "; run with --network off, or --allow-unfiltered-network to run without it");
   };
-  base::UniqueFd self(static_cast<int>(::syscall(SYS_pidfd_open, ::getpid(), 0)));
-  if (!self.valid()) return refuse("pidfd_open (Linux 5.3+)", errno);
-  base::UniqueFd copy(static_cast<int>(::syscall(SYS_pidfd_getfd, self.get(), self.get(), 0)));
-  if (!copy.valid()) return refuse("pidfd_getfd (Linux 5.6+)", errno);
+  auto self = base::pidfd_open(::getpid());
+  if (!self) return refuse("pidfd_open (Linux 5.3+)", self.error().code());
+  auto copy = base::pidfd_getfd(self->get(), self->get());
+  if (!copy) return refuse("pidfd_getfd (Linux 5.6+)", copy.error().code());
   return {};
 }
 

@@ -7,6 +7,7 @@
 #include <cstring>
 #include <string>
 
+#include "ringfence/base/sys.hpp"
 #include "sync.hpp"
 
 namespace rf::engine {
@@ -55,12 +56,7 @@ int encode_wait_status(int st) {
   return 255;
 }
 
-static void write_record(int fd, const Record& r) {
-  ssize_t n;
-  do {
-    n = ::write(fd, &r, sizeof r);
-  } while (n < 0 && errno == EINTR);
-}
+static void write_record(int fd, const Record& r) { (void)base::raw::write(fd, &r, sizeof r); }
 
 Record error_record(Stage stage, const base::Error& e) {
   Record r;

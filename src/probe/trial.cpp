@@ -15,16 +15,13 @@
 
 #include "observations.hpp"
 #include "ringfence/base/strings.hpp"
+#include "ringfence/base/sys.hpp"
 #include "ringfence/base/unique_fd.hpp"
 
 namespace rf::probe {
 namespace {
 
-long long now_ms() {
-  timespec ts{};
-  ::clock_gettime(CLOCK_MONOTONIC, &ts);
-  return static_cast<long long>(ts.tv_sec) * 1000 + ts.tv_nsec / 1000000;
-}
+long long now_ms() { return base::monotonic_ms(); }
 
 std::string signal_text(int sig) {
   const char* abbrev = ::sigabbrev_np(sig);
@@ -56,8 +53,7 @@ bool read_report(int fd, long long deadline, std::string& text) {
     if (n == 0) return false;
     if (n < 0) return true;  // nothing more will come
     char buf[4096];
-    ssize_t k = ::read(fd, buf, sizeof buf);
-    if (k < 0 && errno == EINTR) continue;
+    ssize_t k = base::raw::read(fd, buf, sizeof buf);
     if (k <= 0) return true;
     text.append(buf, static_cast<size_t>(k));
   }
@@ -84,10 +80,7 @@ void StepWriter::line(std::string_view state, std::string_view step, int err, st
   for (char c : note.substr(0, 400)) s += (c == '\n' || c == '\t') ? ' ' : c;
   s += '\n';
   // One write per line: lines from a trial's own children never interleave (< PIPE_BUF).
-  ssize_t n;
-  do {
-    n = ::write(fd_, s.data(), s.size());
-  } while (n < 0 && errno == EINTR);
+  (void)base::raw::write(fd_, s.data(), s.size());
 }
 
 void StepWriter::begin(std::string_view step) { line("b", step, 0, {}); }

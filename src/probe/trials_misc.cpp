@@ -21,6 +21,7 @@
 #include <string>
 
 #include "observations.hpp"
+#include "ringfence/base/kernel.hpp"
 #include "ringfence/base/mountinfo.hpp"
 #include "ringfence/base/strings.hpp"
 #include "ringfence/base/sys.hpp"
@@ -48,9 +49,8 @@ constexpr unsigned kArg0Low = offsetof(seccomp_data, args[0]);
 constexpr unsigned kArg0Low = offsetof(seccomp_data, args[0]) + 4;
 #endif
 
-long seccomp(unsigned op, unsigned flags, sock_fprog* prog) {
-  return ::syscall(SYS_seccomp, op, flags, prog);
-}
+// The trials run in throwaway children: the child-safe calls, which leave errno set.
+int seccomp(unsigned op, unsigned flags, sock_fprog* prog) { return base::raw::seccomp(op, flags, prog); }
 
 void reap(pid_t pid, int* status = nullptr) {
   int st = 0;
@@ -67,7 +67,7 @@ pid_t sleeper(UniqueFd& release) {
     ::prctl(PR_SET_PDEATHSIG, SIGKILL, 0, 0, 0);
     ::close(p[1]);
     char b;
-    while (::read(p[0], &b, 1) < 0 && errno == EINTR) {}
+    (void)base::raw::read(p[0], &b, 1);
     ::_exit(0);
   }
   ::close(p[0]);
@@ -89,8 +89,7 @@ void notify_round_trip(StepWriter& w) {
   };
   sock_fprog prog{static_cast<unsigned short>(sizeof f / sizeof f[0]), f};
   w.begin("listener");
-  UniqueFd listener(
-      static_cast<int>(seccomp(SECCOMP_SET_MODE_FILTER, SECCOMP_FILTER_FLAG_NEW_LISTENER, &prog)));
+  UniqueFd listener(seccomp(SECCOMP_SET_MODE_FILTER, SECCOMP_FILTER_FLAG_NEW_LISTENER, &prog));
   if (!listener.valid()) return (void)w.fail("listener", errno, "SECCOMP_FILTER_FLAG_NEW_LISTENER");
   w.ok("listener");
   w.begin("notify");
@@ -98,7 +97,7 @@ void notify_round_trip(StepWriter& w) {
   if (pid < 0) return (void)w.fail("notify", errno, "fork");
   if (pid == 0) {
     ::prctl(PR_SET_PDEATHSIG, SIGKILL, 0, 0, 0);
-    ::_exit(::syscall(SYS_getppid, kMagic) == kAnswer ? 0 : 1);
+    ::_exit(base::raw::getppid_marked(kMagic) == kAnswer ? 0 : 1);
   }
   pollfd p{listener.get(), POLLIN, 0};
   seccomp_notif req{};
@@ -191,13 +190,13 @@ void pidfd_trial(StepWriter& w) {
   pid_t pid = sleeper(release);  // holds a copy of p[0] (inherited) as long as it lives
   if (pid < 0) return (void)w.fail("pidfd_open", errno, "fork");
   w.begin("pidfd_open");
-  UniqueFd pidfd(static_cast<int>(::syscall(SYS_pidfd_open, pid, 0)));
+  UniqueFd pidfd(base::raw::pidfd_open(pid, 0));
   if (!pidfd.valid()) {
     w.fail("pidfd_open", errno);
   } else {
     w.ok("pidfd_open");
     w.begin("pidfd_getfd");
-    UniqueFd copy(static_cast<int>(::syscall(SYS_pidfd_getfd, pidfd.get(), target.get(), 0)));
+    UniqueFd copy(base::raw::pidfd_getfd(pidfd.get(), target.get(), 0));
     struct stat a {
     }, b{};
     if (!copy.valid())
@@ -213,14 +212,14 @@ void pidfd_trial(StepWriter& w) {
 
 void landlock_trial(StepWriter& w) {
   w.begin("abi");
-  long abi = ::syscall(SYS_landlock_create_ruleset, nullptr, 0, LANDLOCK_CREATE_RULESET_VERSION);
+  const int abi = base::raw::landlock_abi();
   if (abi < 0) return (void)w.fail("abi", errno);
   w.ok("abi", std::to_string(abi));
   // Listing directories is handled, and allowed beneath one system directory only.
   landlock_ruleset_attr attr{};
   attr.handled_access_fs = LANDLOCK_ACCESS_FS_READ_DIR;
   w.begin("ruleset");
-  UniqueFd ruleset(static_cast<int>(::syscall(SYS_landlock_create_ruleset, &attr, sizeof attr, 0)));
+  UniqueFd ruleset(base::raw::landlock_create_ruleset(&attr, sizeof attr, 0));
   if (!ruleset.valid()) return (void)w.fail("ruleset", errno, "landlock_create_ruleset");
   std::string allowed;
   UniqueFd dir;
@@ -235,14 +234,13 @@ void landlock_trial(StepWriter& w) {
   landlock_path_beneath_attr rule{};
   rule.allowed_access = LANDLOCK_ACCESS_FS_READ_DIR;
   rule.parent_fd = dir.get();
-  if (::syscall(SYS_landlock_add_rule, ruleset.get(), LANDLOCK_RULE_PATH_BENEATH, &rule, 0) != 0)
+  if (base::raw::landlock_add_rule(ruleset.get(), LANDLOCK_RULE_PATH_BENEATH, &rule, 0) != 0)
     return (void)w.fail("ruleset", errno, "landlock_add_rule " + allowed);
   w.ok("ruleset", "one rule: " + allowed);
   w.begin("restrict_self");
   if (::prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) != 0)
     return (void)w.fail("restrict_self", errno, "no_new_privs");
-  if (::syscall(SYS_landlock_restrict_self, ruleset.get(), 0) != 0)
-    return (void)w.fail("restrict_self", errno);
+  if (base::raw::landlock_restrict_self(ruleset.get(), 0) != 0) return (void)w.fail("restrict_self", errno);
   w.ok("restrict_self");
   w.begin("enforced");
   UniqueFd root(::open("/", O_RDONLY | O_DIRECTORY | O_CLOEXEC));

@@ -16,7 +16,6 @@
 #include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/statfs.h>
-#include <sys/syscall.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -25,6 +24,7 @@
 #include <string>
 
 #include "observations.hpp"
+#include "ringfence/base/kernel.hpp"
 #include "ringfence/base/sys.hpp"
 #include "ringfence/base/unique_fd.hpp"
 
@@ -125,7 +125,7 @@ void mount_setattr_step(StepWriter& w, const std::string& base) {
     return (void)w.fail("mount_setattr", errno, "bind mount for the test");
   mount_attr attr{};
   attr.attr_set = MOUNT_ATTR_RDONLY;
-  if (::syscall(SYS_mount_setattr, AT_FDCWD, dir.c_str(), 0, &attr, sizeof attr) != 0)
+  if (base::raw::mount_setattr(AT_FDCWD, dir.c_str(), 0, &attr, sizeof attr) != 0)
     return (void)w.fail("mount_setattr", errno);
   if (::mkdir((dir + "/x").c_str(), 0755) == 0 || errno != EROFS)
     return (void)w.fail("mount_setattr", 0, "MOUNT_ATTR_RDONLY was accepted but the mount stayed writable");
@@ -183,7 +183,7 @@ void pid_proc_steps(StepWriter& w, const std::string& base) {
 void pivot_step(StepWriter& w, const std::string& base) {
   w.begin("pivot_root");
   if (::chdir(base.c_str()) != 0) return (void)w.fail("pivot_root", errno, "chdir " + base);
-  if (::syscall(SYS_pivot_root, ".", ".") != 0) return (void)w.fail("pivot_root", errno);
+  if (base::raw::pivot_root(".", ".") != 0) return (void)w.fail("pivot_root", errno);
   if (::umount2(".", MNT_DETACH) != 0) return (void)w.fail("pivot_root", errno, "detaching the old root");
   struct statfs sf {};
   if (::chdir("/") != 0 || ::statfs("/", &sf) != 0 || sf.f_type != TMPFS_MAGIC)

@@ -9,7 +9,6 @@
 #include <sys/prctl.h>
 #include <sys/shm.h>
 #include <sys/socket.h>
-#include <sys/syscall.h>
 #include <sys/un.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -19,6 +18,7 @@
 #include <cstddef>
 #include <cstring>
 
+#include "ringfence/base/kernel.hpp"
 #include "ringfence/base/sys.hpp"
 
 namespace rf::verify {
@@ -94,10 +94,11 @@ HostCanaries::HostCanaries(const std::string& token, const std::string& socket_p
 
   // A new anonymous session keyring, so that the user's own session keyring is never touched.
   std::string desc = "rf-canary-" + token;
-  if (::syscall(SYS_keyctl, KEYCTL_JOIN_SESSION_KEYRING, 0L, 0L, 0L, 0L) < 0) {
+  // (The raw calls leave errno set for why().)
+  if (base::raw::keyctl(KEYCTL_JOIN_SESSION_KEYRING, 0, 0, 0, 0) < 0) {
     notes.push_back(why("a session keyring of verify's own"));
   } else {
-    key_ = ::syscall(SYS_add_key, "user", desc.c_str(), token.data(), token.size(), KEY_SPEC_SESSION_KEYRING);
+    key_ = base::raw::add_key("user", desc.c_str(), token.data(), token.size(), KEY_SPEC_SESSION_KEYRING);
     if (key_ < 0) notes.push_back(why("key " + desc.substr(0, 10) + "... in the session keyring"));
   }
 
@@ -144,7 +145,7 @@ void HostCanaries::remove() {
   mq_name_.clear();
   if (!shm_path_.empty()) ::unlink(shm_path_.c_str());
   shm_path_.clear();
-  if (key_ >= 0) ::syscall(SYS_keyctl, KEYCTL_INVALIDATE, key_, 0L, 0L, 0L);
+  if (key_ >= 0) (void)base::raw::keyctl(KEYCTL_INVALIDATE, static_cast<unsigned long>(key_), 0, 0, 0);
   key_ = -1;
   if (sysv_id_ >= 0) ::shmctl(sysv_id_, IPC_RMID, nullptr);
   sysv_id_ = -1;

@@ -8,13 +8,15 @@
 #include <poll.h>
 #include <sys/prctl.h>
 #include <sys/signalfd.h>
-#include <sys/syscall.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
 
 #include <cerrno>
 #include <cstring>
+
+#include "ringfence/base/kernel.hpp"
+#include "ringfence/base/sys.hpp"
 
 namespace rf::verify {
 namespace {
@@ -30,11 +32,7 @@ sigset_t stop_set() {
   return s;
 }
 
-double now_s() {
-  timespec ts{};
-  ::clock_gettime(CLOCK_MONOTONIC, &ts);
-  return static_cast<double>(ts.tv_sec) + static_cast<double>(ts.tv_nsec) / 1e9;
-}
+double now_s() { return static_cast<double>(base::monotonic_ns()) / 1e9; }
 
 // The child has exited (a zombie, not reaped yet).
 bool has_exited(pid_t pid) {
@@ -156,17 +154,14 @@ base::Result<Captured> run_captured(const std::vector<std::string>& argv, const 
   err_w.reset();
   rep_w.reset();
   int exec_errno = 0;
-  ssize_t got;
-  do {
-    got = ::read(rep_r.get(), &exec_errno, sizeof exec_errno);
-  } while (got < 0 && errno == EINTR);
+  const ssize_t got = base::raw::read(rep_r.get(), &exec_errno, sizeof exec_errno);
   if (got == static_cast<ssize_t>(sizeof exec_errno)) {
     reap(pid);
     return base::Error(exec_errno, "cannot run " + argv[0] + (cwd.empty() ? "" : " in " + cwd));
   }
   ::fcntl(out_r.get(), F_SETFL, O_NONBLOCK);
   ::fcntl(err_r.get(), F_SETFL, O_NONBLOCK);
-  UniqueFd pidfd(static_cast<int>(::syscall(SYS_pidfd_open, pid, 0)));
+  UniqueFd pidfd(base::raw::pidfd_open(pid, 0));  // none: polled instead
   Captured c;
   const double deadline = now_s() + timeout_seconds;
   double drain_until = 0;

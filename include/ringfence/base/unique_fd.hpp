@@ -11,7 +11,8 @@ namespace rf::base {
 class UniqueFd {
 public:
   UniqueFd() = default;
-  explicit UniqueFd(int fd) : fd_(fd) {}
+  // A negative fd (a failed call's -1 or -errno) is no descriptor.
+  explicit UniqueFd(int fd) : fd_(fd < 0 ? -1 : fd) {}
   UniqueFd(UniqueFd&& o) noexcept : fd_(std::exchange(o.fd_, -1)) {}
   UniqueFd& operator=(UniqueFd&& o) noexcept {
     if (this != &o) reset(std::exchange(o.fd_, -1));
@@ -26,7 +27,7 @@ public:
   [[nodiscard]] int release() { return std::exchange(fd_, -1); }
   void reset(int fd = -1) {
     if (fd_ >= 0) ::close(fd_);
-    fd_ = fd;
+    fd_ = fd < 0 ? -1 : fd;
   }
 
 private:
