@@ -32,15 +32,12 @@
 #include <string>
 #include <vector>
 
+#include "notif_target.hpp"
 #include "ringfence/base/kernel.hpp"
 #include "ringfence/base/sys.hpp"
 #include "ringfence/base/unique_fd.hpp"
 #include "ringfence/net/decision.hpp"
 #include "supervisor.hpp"
-
-#ifndef PIDFD_THREAD
-#define PIDFD_THREAD O_EXCL
-#endif
 
 namespace rf::engine {
 namespace {
@@ -59,61 +56,10 @@ struct Creds {
   bool dac_override = false;
 };
 
-// The notifying thread: its memory and fds, trusted only while the notification is valid.
-struct Target {
-  Supervisor& sup;
-  seccomp_notif n;  // a copy: a pending call outlives the receiving thread's buffer
-  base::UniqueFd pidfd;
+// The notifying thread (notif_target.hpp), and the credentials it acts with.
+struct Target : NotifTarget {
+  Target(Supervisor& s, const seccomp_notif& notif) : NotifTarget(s, notif, kFailClosed) {}
 
-  [[nodiscard]] bool valid() const { return sup.still_valid(n.id); }
-  [[nodiscard]] std::string proc(const char* what) const {
-    return "/proc/" + std::to_string(n.pid) + "/" + what;
-  }
-
-  bool read(std::uint64_t addr, void* out, std::size_t len) const {
-    if (len == 0) return true;
-    iovec local{out, len}, remote{reinterpret_cast<void*>(addr), len};
-    return ::process_vm_readv(static_cast<pid_t>(n.pid), &local, 1, &remote, 1, 0) ==
-           static_cast<ssize_t>(len);
-  }
-  bool write(std::uint64_t addr, const void* in, std::size_t len) const {
-    iovec local{const_cast<void*>(in), len}, remote{reinterpret_cast<void*>(addr), len};
-    return ::process_vm_writev(static_cast<pid_t>(n.pid), &local, 1, &remote, 1, 0) ==
-           static_cast<ssize_t>(len);
-  }
-  bool leader_pidfd = false;  // no thread pidfds (before Linux 6.9): a pidfd of the leader
-
-  // A pidfd of the target, checked against pid reuse. 0 or an errno.
-  int open() {
-    pidfd.reset(base::raw::pidfd_open(n.pid, PIDFD_THREAD));  // errno is left set
-    if (!pidfd.valid() && errno == EINVAL) {                  // before Linux 6.9: the thread group's leader
-      auto status = base::read_file(proc("status"));
-      auto at = status ? status->find("\nTgid:") : std::string::npos;
-      if (at == std::string::npos) return kFailClosed;
-      pid_t tgid = static_cast<pid_t>(std::atol(status->c_str() + at + 6));
-      pidfd.reset(base::raw::pidfd_open(tgid, 0));
-      leader_pidfd = true;
-    }
-    if (!pidfd.valid() || !valid()) return kFailClosed;
-    return 0;
-  }
-  // A duplicate of the target's fd `fd` (the object it points to NOW). 0 or an errno.
-  int take(int fd, base::UniqueFd& out) const {
-    out.reset(base::raw::pidfd_getfd(pidfd.get(), fd, 0));
-    if (!out.valid()) return errno == EBADF ? EBADF : kFailClosed;  // errno is left set
-    if (leader_pidfd) {
-      // The leader's fd table is the thread's unless the thread unshared it (CLONE_FILES off,
-      // unshare(CLONE_FILES)): then the object taken must be the one the thread names, or the
-      // call fails. (Checked and used is still the same object, the duplicate.)
-      struct stat mine {
-      }, theirs{};
-      const std::string link = proc("fd/") + std::to_string(fd);
-      if (::fstat(out.get(), &mine) != 0 || ::stat(link.c_str(), &theirs) != 0 ||
-          mine.st_dev != theirs.st_dev || mine.st_ino != theirs.st_ino)
-        return kFailClosed;
-    }
-    return 0;
-  }
   [[nodiscard]] Creds creds() const {
     Creds c;
     auto status = base::read_file(proc("status"));
@@ -371,7 +317,7 @@ bool is_local(const net::Destination& d) {
 // A decided, allowed call and how far it got. The receiving thread makes it; a worker
 // finishes it when it has to block.
 struct PendingCall {
-  PendingCall(Supervisor& sup, const seccomp_notif& n) : t{sup, n, {}}, nr(static_cast<long>(n.data.nr)) {}
+  PendingCall(Supervisor& sup, const seccomp_notif& n) : t(sup, n), nr(static_cast<long>(n.data.nr)) {}
   Target t;
   base::UniqueFd sock;
   net::SocketInfo si;

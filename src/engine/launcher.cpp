@@ -366,24 +366,11 @@ Result<Outcome> run_sandbox(const spec::Spec& spec) {
   const spec::Supervision& sup = spec.supervision;
   if (spec.die_with_parent && !sup.watch_parent_process && prctl(PR_SET_PDEATHSIG, SIGKILL, 0, 0, 0) != 0)
     return base::errno_error("prctl(PR_SET_PDEATHSIG)");
-  base::UniqueFd parent_fd;
-  if (sup.watch_parent_process && ::getppid() != 1) {
-    auto fd = base::pidfd_open(::getppid());
-    if (!fd) return Error(fd.error().code(), "pidfd_open(parent)");
-    parent_fd = std::move(*fd);
-  }
   // Forwarded signals are blocked before clone, read from a signalfd, and unblocked again in
   // the child (ctx.sigmask).
-  base::UniqueFd signal_fd;
-  if (sup.forward_signals) {
-    sigset_t fwd;
-    sigemptyset(&fwd);
-    for (int sig : {SIGINT, SIGTERM, SIGHUP, SIGQUIT}) sigaddset(&fwd, sig);
-    if (::sigprocmask(SIG_BLOCK, &fwd, &ctx.sigmask) != 0) return base::errno_error("sigprocmask");
-    ctx.restore_sigmask = true;
-    signal_fd.reset(::signalfd(-1, &fwd, SFD_CLOEXEC | SFD_NONBLOCK));
-    if (!signal_fd.valid()) return base::errno_error("signalfd");
-  }
+  RF_TRY_ASSIGN(watch_fds, open_watch_fds(sup, ctx.sigmask, ctx.restore_sigmask));
+  base::UniqueFd parent_fd = std::move(watch_fds.parent);
+  base::UniqueFd signal_fd = std::move(watch_fds.signals);
   // A caller that ignores SIGCHLD (Erlang) would make waitpid lose the status.
   ::signal(SIGCHLD, SIG_DFL);
   // The connect policy: rules parsed and the log opened now (errors are setup errors); the

@@ -31,15 +31,12 @@
 #include <cstring>
 #include <string>
 
+#include "notif_target.hpp"
 #include "ringfence/base/kernel.hpp"
 #include "ringfence/base/sys.hpp"
 #include "ringfence/base/unique_fd.hpp"
 #include "ringfence/net/decision.hpp"
 #include "supervisor.hpp"
-
-#ifndef PIDFD_THREAD
-#define PIDFD_THREAD O_EXCL
-#endif
 
 namespace rf::engine {
 namespace {
@@ -50,51 +47,11 @@ using spec::ListenPolicy;
 constexpr int kFailClosed = EACCES;
 constexpr int kRefused = EACCES;
 
-struct Call {
-  Supervisor& sup;
-  const seccomp_notif& n;
-  base::UniqueFd pidfd;
-  bool leader = false;  // no thread pidfds (before Linux 6.9): the thread group's leader
-
-  [[nodiscard]] bool valid() const { return sup.still_valid(n.id); }
-  [[nodiscard]] std::string proc(const std::string& what) const {
-    return "/proc/" + std::to_string(n.pid) + "/" + what;
-  }
-  bool read(std::uint64_t addr, void* out, std::size_t len) const {
-    if (len == 0) return true;
-    iovec local{out, len}, remote{reinterpret_cast<void*>(addr), len};
-    return ::process_vm_readv(static_cast<pid_t>(n.pid), &local, 1, &remote, 1, 0) ==
-           static_cast<ssize_t>(len);
-  }
-};
-
-// A pidfd of the calling thread, checked against pid reuse. 0 or an errno.
-int open_target(Call& c) {
-  c.pidfd.reset(base::raw::pidfd_open(c.n.pid, PIDFD_THREAD));  // errno is left set
-  if (!c.pidfd.valid() && errno == EINVAL) {
-    auto status = base::read_file(c.proc("status"));
-    auto at = status ? status->find("\nTgid:") : std::string::npos;
-    if (at == std::string::npos) return kFailClosed;
-    pid_t tgid = static_cast<pid_t>(std::atol(status->c_str() + at + 6));
-    c.pidfd.reset(base::raw::pidfd_open(tgid, 0));
-    c.leader = true;
-  }
-  return c.pidfd.valid() && c.valid() ? 0 : kFailClosed;
-}
+using Call = NotifTarget;
 
 // The socket the target's fd `fd` points to now, and its domain. 0 or an errno.
 int take_socket(const Call& c, int fd, base::UniqueFd& out, int& domain) {
-  const int got = base::raw::pidfd_getfd(c.pidfd.get(), fd, 0);
-  out.reset(got);
-  if (got < 0) return got == -EBADF ? EBADF : kFailClosed;
-  if (c.leader) {  // the leader's table is the thread's unless the thread unshared it
-    struct stat mine {
-    }, theirs{};
-    const std::string link = c.proc("fd/" + std::to_string(fd));
-    if (::fstat(out.get(), &mine) != 0 || ::stat(link.c_str(), &theirs) != 0 ||
-        mine.st_dev != theirs.st_dev || mine.st_ino != theirs.st_ino)
-      return kFailClosed;
-  }
+  if (int e = c.take(fd, out)) return e;
   socklen_t len = sizeof domain;
   if (::getsockopt(out.get(), SOL_SOCKET, SO_DOMAIN, &domain, &len) != 0)
     return errno == ENOTSOCK ? ENOTSOCK : kFailClosed;
@@ -298,8 +255,8 @@ bool is_server_call(long nr) {
 }
 
 Reply serve_server_call(Supervisor& sup, const seccomp_notif& n) {
-  Call c{sup, n, {}};
-  if (int e = open_target(c)) return {e, 0};
+  Call c(sup, n, kFailClosed);
+  if (int e = c.open()) return {e, 0};
   const ListenPolicy policy = sup.listen_policy();
   switch (n.data.nr) {
     case SYS_bind: return do_bind(c, policy);

@@ -9,11 +9,11 @@
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
-#include "ringfence/base/kernel.hpp"
 
 #include <cerrno>
 #include <cstdint>
 
+#include "ringfence/base/kernel.hpp"
 #include "ringfence/base/log.hpp"
 #include "ringfence/base/sys.hpp"
 #include "ringfence/base/unique_fd.hpp"
@@ -166,6 +166,25 @@ Result<Outcome> monitor(const Watch& w) {
   if (w.supervision && w.reaper && w.ours) {
     ::kill(w.pid, SIGKILL);
     (void)wait_child(w.pid);
+  }
+  return out;
+}
+
+base::Result<WatchFds> open_watch_fds(const spec::Supervision& sup, sigset_t& old_mask, bool& blocked) {
+  WatchFds out;
+  if (sup.watch_parent_process && ::getppid() != 1) {
+    auto fd = base::pidfd_open(::getppid());
+    if (!fd) return Error(fd.error().code(), "pidfd_open(parent)");
+    out.parent = std::move(*fd);
+  }
+  if (sup.forward_signals) {
+    sigset_t fwd;
+    sigemptyset(&fwd);
+    for (int sig : {SIGINT, SIGTERM, SIGHUP, SIGQUIT}) sigaddset(&fwd, sig);
+    if (::sigprocmask(SIG_BLOCK, &fwd, &old_mask) != 0) return base::errno_error("sigprocmask");
+    blocked = true;
+    out.signals.reset(::signalfd(-1, &fwd, SFD_CLOEXEC | SFD_NONBLOCK));
+    if (!out.signals.valid()) return base::errno_error("signalfd");
   }
   return out;
 }

@@ -4,9 +4,11 @@
 // launcher's own parent.
 #pragma once
 
+#include <signal.h>
 #include <sys/types.h>
 
 #include "ringfence/base/result.hpp"
+#include "ringfence/base/unique_fd.hpp"
 #include "ringfence/engine/launch.hpp"
 #include "ringfence/spec/spec.hpp"
 
@@ -32,6 +34,15 @@ struct Watch {
   // The connect policy's supervisor (native mode, network on), or null.
   Supervisor* supervisor = nullptr;
 };
+
+// Native mode, before the clone: a pidfd of the launcher's parent (when the settings watch it)
+// and the forwarded signals blocked and read from a signalfd (the mask before is kept in
+// `old_mask` for the child to restore). Shared by every level's launch.
+struct WatchFds {
+  base::UniqueFd parent;
+  base::UniqueFd signals;
+};
+base::Result<WatchFds> open_watch_fds(const spec::Supervision& sup, sigset_t& old_mask, bool& blocked);
 
 // Waits until the outcome is known. In native mode nothing of the sandbox outlives this call.
 base::Result<Outcome> monitor(const Watch& w);

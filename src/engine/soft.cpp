@@ -13,7 +13,6 @@
 #include <sys/signalfd.h>
 #include <sys/wait.h>
 #include <unistd.h>
-#include "ringfence/base/kernel.hpp"
 
 #include <cerrno>
 #include <cstdlib>
@@ -24,6 +23,7 @@
 #include "cgroup.hpp"
 #include "monitor.hpp"
 #include "recipe.hpp"
+#include "ringfence/base/kernel.hpp"
 #include "ringfence/base/log.hpp"
 #include "ringfence/base/sys.hpp"
 #include "ringfence/base/unique_fd.hpp"
@@ -108,21 +108,9 @@ base::Result<Outcome> run_soft_jail(const spec::Spec& spec) {
   if (::prctl(PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0) != 0)
     return base::errno_error("prctl(PR_SET_CHILD_SUBREAPER)");
   const spec::Supervision& sup = spec.supervision;
-  base::UniqueFd parent_fd;
-  if (sup.watch_parent_process && ::getppid() != 1) {
-    parent_fd.reset(base::raw::pidfd_open(::getppid(), 0));
-    if (!parent_fd.valid()) return base::errno_error("pidfd_open(parent)");
-  }
-  base::UniqueFd signal_fd;
-  if (sup.forward_signals) {
-    sigset_t fwd;
-    sigemptyset(&fwd);
-    for (int sig : {SIGINT, SIGTERM, SIGHUP, SIGQUIT}) sigaddset(&fwd, sig);
-    if (::sigprocmask(SIG_BLOCK, &fwd, &ctx.sigmask) != 0) return base::errno_error("sigprocmask");
-    ctx.restore_sigmask = true;
-    signal_fd.reset(::signalfd(-1, &fwd, SFD_CLOEXEC | SFD_NONBLOCK));
-    if (!signal_fd.valid()) return base::errno_error("signalfd");
-  }
+  RF_TRY_ASSIGN(watch_fds, open_watch_fds(sup, ctx.sigmask, ctx.restore_sigmask));
+  base::UniqueFd parent_fd = std::move(watch_fds.parent);
+  base::UniqueFd signal_fd = std::move(watch_fds.signals);
   int pipefd[2];
   if (::pipe2(pipefd, O_CLOEXEC) != 0) return base::errno_error("pipe2");
   base::UniqueFd rd(pipefd[0]), wr(pipefd[1]);
