@@ -79,7 +79,7 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
 
   rf::cli::detail::FdReader reader = [&](int fd) -> rf::base::Result<std::string> {
     if (have_fd && fd == kFuzzFd) return std::string(fd_part);
-    return rf::base::make_error("read", EBADF);
+    return rf::base::Error(EBADF, "read");
   };
   auto parsed = rf::cli::detail::parse_bwrap_args_with(args, reader);
   check_invariants(parsed);

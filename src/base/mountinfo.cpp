@@ -60,12 +60,12 @@ Result<MountEntry> parse_line(std::string_view line) {
       sep = i;
       break;
     }
-  if (f.size() < 10 || sep == 0 || f.size() < sep + 3) return make_error("malformed mountinfo line", EINVAL);
+  if (f.size() < 10 || sep == 0 || f.size() < sep + 3) return base::Error(EINVAL, "malformed mountinfo line");
   MountEntry e;
   auto colon = f[2].find(':');
   if (colon == std::string_view::npos || !to_num(f[0], e.id) || !to_num(f[1], e.parent_id) ||
       !to_num(f[2].substr(0, colon), e.major) || !to_num(f[2].substr(colon + 1), e.minor))
-    return make_error("malformed mountinfo numbers", EINVAL);
+    return base::Error(EINVAL, "malformed mountinfo numbers");
   e.root = unescape_mountinfo(f[3]);
   e.mount_point = unescape_mountinfo(f[4]);
   e.options = std::string(f[5]);

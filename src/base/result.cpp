@@ -21,7 +21,18 @@ Error&& Error::context(const std::string& what) && {
   return std::move(*this);
 }
 
+Error Error::reworded(std::string message) const {
+  Error e(code_, std::move(message));
+  e.cause_ = cause_.empty() ? message_ : message_ + " (" + cause_ + ")";
+  return e;
+}
+
+std::string Error::describe_with_cause() const {
+  std::string d = describe();
+  if (!cause_.empty() && cause_ != message_) d += " [" + cause_ + "]";
+  return d;
+}
+
 Error errno_error(std::string message) { return Error(errno, std::move(message)); }
-Error make_error(std::string message, int code) { return Error(code, std::move(message)); }
 
 }  // namespace rf::base

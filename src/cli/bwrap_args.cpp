@@ -15,7 +15,7 @@ constexpr std::size_t kMaxArgs = 9000;
 
 // A parse error with bwrap's text (no errno: the message is complete as it is).
 base::Unexpected<base::Error> fail(std::string message) {
-  return base::unexpected(base::make_error(std::move(message)));
+  return base::unexpected(base::Error(0, std::move(message)));
 }
 
 base::Status check_word_cap(const ParseState& st) {
@@ -84,7 +84,7 @@ base::Status handle_args(ParseState& st, const OptionDef&, Values values) {
   int fd = -1;
   if (!base::parse_fd(values[0], fd)) return fail("Invalid fd: " + values[0]);
   auto data = st.read_fd(fd);
-  if (!data) return base::unexpected(base::make_error("Can't read --args data", data.error().code()));
+  if (!data) return base::unexpected(data.error().reworded("Can't read --args data"));
   // The words live here while they are parsed: handlers copy what they keep into the Spec.
   const std::vector<std::string> words = split_nul_words(*data);
   st.total_words += words.size();
@@ -100,7 +100,7 @@ base::Status handle_args(ParseState& st, const OptionDef&, Values values) {
 
 base::Status add_seccomp_program(ParseState& st, int fd) {
   auto data = st.read_fd(fd);
-  if (!data) return base::unexpected(base::make_error("Can't read seccomp data", data.error().code()));
+  if (!data) return base::unexpected(data.error().reworded("Can't read seccomp data"));
   // Each classic-BPF instruction (struct sock_filter) is 8 bytes.
   if (data->size() % 8 != 0) return fail("Invalid seccomp data, must be multiple of 8");
   st.out.spec.seccomp.push_back({std::move(*data)});

@@ -24,7 +24,7 @@ constexpr std::uint64_t kMaxTmpfsBytes = SIZE_MAX >> 1;
 
 // A parse error with bwrap's text (no errno: the message is complete as it is).
 base::Unexpected<base::Error> fail(std::string message) {
-  return base::unexpected(base::make_error(std::move(message)));
+  return base::unexpected(base::Error(0, std::move(message)));
 }
 
 void warn_only_last(ParseState& st, const OptionDef& opt) {

@@ -189,7 +189,7 @@ base::Result<NativeCommand> parse_native(const std::vector<std::string>& args) {
     out.kind = NativeCommand::Kind::Help;
     out.text = app.help("", CLI::AppFormatMode::All);
   } catch (const CLI::ParseError& e) {
-    return base::make_error(e.what(), 0);
+    return base::Error(0, e.what());
   }
   return out;
 }

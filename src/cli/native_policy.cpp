@@ -30,8 +30,7 @@ base::Status write_output(const std::string& path, const std::string& bytes) {
   if (path == "-") return base::write_all(STDOUT_FILENO, bytes);
   base::UniqueFd fd(::open(path.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644));
   if (!fd.valid()) return base::errno_error("cannot create " + path);
-  if (auto w = base::write_all(fd.get(), bytes); !w)
-    return base::Error(w.error().code(), "cannot write " + path);
+  if (auto w = base::write_all(fd.get(), bytes); !w) return w.error().reworded("cannot write " + path);
   return {};
 }
 

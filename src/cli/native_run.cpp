@@ -70,13 +70,12 @@ Result<std::string> real_dir(const std::string& given, const char* what, const s
 
 Status add_seccomp(RunPlan& plan, const std::string& name) {
   auto loaded = policy::load(name);
-  if (!loaded) return Error(loaded.error().code(), "seccomp policy: " + loaded.error().message());
+  if (!loaded) return loaded.error().reworded("seccomp policy: " + loaded.error().message());
   auto programs = policy::compile(*loaded);
   if (!programs)
-    return Error(programs.error().code(), "seccomp policy " + name + ": " + programs.error().message());
+    return programs.error().reworded("seccomp policy " + name + ": " + programs.error().message());
   auto merged = policy::merge_programs(*programs);
-  if (!merged)
-    return Error(merged.error().code(), "seccomp policy " + name + ": " + merged.error().message());
+  if (!merged) return merged.error().reworded("seccomp policy " + name + ": " + merged.error().message());
   plan.spec.seccomp.push_back({merged->bytes});
   return {};
 }

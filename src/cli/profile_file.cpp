@@ -50,8 +50,8 @@ public:
   [[nodiscard]] std::optional<base::Error> error() const {
     if (!error_) return std::nullopt;
     auto [pos, message] = *error_;
-    return base::make_error(origin_ + ":" + std::to_string(pos.first) + ":" + std::to_string(pos.second) +
-                            ": " + message);
+    return base::Error(
+        0, origin_ + ":" + std::to_string(pos.first) + ":" + std::to_string(pos.second) + ": " + message);
   }
 
 private:
@@ -343,9 +343,9 @@ base::Result<BindSpec> parse_bind_spec(std::string_view text) {
   BindSpec b{std::string(text.substr(0, colon)),
              std::string(colon == std::string_view::npos ? text : text.substr(colon + 1))};
   for (const std::string* p : {&b.source, &b.dest}) {
-    if (p->empty()) return base::make_error("expected SRC[:DST] with non-empty paths");
-    if (!home_or_absolute(*p)) return base::make_error(quoted(*p) + " must be absolute or start with ~/");
-    if (has_dot_components(*p)) return base::make_error(quoted(*p) + ": \".\" and \"..\" are not allowed");
+    if (p->empty()) return base::Error(0, "expected SRC[:DST] with non-empty paths");
+    if (!home_or_absolute(*p)) return base::Error(0, quoted(*p) + " must be absolute or start with ~/");
+    if (has_dot_components(*p)) return base::Error(0, quoted(*p) + ": \".\" and \"..\" are not allowed");
   }
   return b;
 }
@@ -359,8 +359,8 @@ std::optional<base::Error> not_for_toml(std::string_view text, std::string_view 
   int line = 1, col = 1;
   bool escaped = false;  // the previous character of a basic string was a backslash
   auto fail = [&](const std::string& what) {
-    return base::make_error(std::string(origin) + ":" + std::to_string(line) + ":" + std::to_string(col) +
-                            ": " + what);
+    return base::Error(
+        0, std::string(origin) + ":" + std::to_string(line) + ":" + std::to_string(col) + ": " + what);
   };
   for (std::size_t i = 0; i < text.size(); ++i) {
     const auto c = static_cast<unsigned char>(text[i]);
@@ -441,8 +441,8 @@ base::Result<Profile> parse_profile(std::string_view text, std::string_view orig
   toml::parse_result parsed = toml::parse(text, origin);
   if (!parsed) {
     const toml::parse_error& e = parsed.error();
-    return base::make_error(out.origin + ":" + std::to_string(e.source().begin.line) + ":" +
-                            std::to_string(e.source().begin.column) + ": " + std::string(e.description()));
+    return base::Error(0, out.origin + ":" + std::to_string(e.source().begin.line) + ":" +
+                              std::to_string(e.source().begin.column) + ": " + std::string(e.description()));
   }
   Checker c(origin);
   for (const auto& [k, v] : parsed.table()) read_top(c, k, v, out);
@@ -453,11 +453,11 @@ base::Result<Profile> parse_profile(std::string_view text, std::string_view orig
 base::Result<Profile> load_profile(const std::string& path) {
   // O_NONBLOCK: a FIFO must not hang the open; it is refused below.
   auto fd = base::open_fd(path, O_RDONLY | O_NONBLOCK);
-  if (!fd) return base::Error(fd.error().code(), "profile " + path + ": can't open");
+  if (!fd) return fd.error().reworded("profile " + path + ": can't open");
   struct stat st {};
   if (::fstat(fd->get(), &st) != 0) return base::errno_error("profile " + path + ": fstat");
-  if (!S_ISREG(st.st_mode)) return base::make_error("profile " + path + ": not a regular file");
-  if (st.st_size > kMaxProfileSize) return base::make_error("profile " + path + ": larger than 1 MiB");
+  if (!S_ISREG(st.st_mode)) return base::Error(0, "profile " + path + ": not a regular file");
+  if (st.st_size > kMaxProfileSize) return base::Error(0, "profile " + path + ": larger than 1 MiB");
   auto text = base::read_all(fd->get());
   if (!text) return std::move(text.error()).context("profile " + path);
   return parse_profile(*text, path);

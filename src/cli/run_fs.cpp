@@ -309,7 +309,7 @@ Status add_extra_binds(RunPlan& plan, const RunOptions& opts, const std::string&
       return Error(EINVAL, "--bind/--ro-bind " + item + ": expected SRC[:DST] with an absolute DST");
     // No link in the project is followed: the sandbox could have made it point anywhere.
     auto real = host_path_nofollow_in(src, plan.project, cwd);
-    if (!real) return Error(real.error().code(), "bind source " + real.error().message());
+    if (!real) return real.error().reworded("bind source " + real.error().message());
     FsOp o = op(kind, *real, colon == std::string::npos ? *real : base::normalize(dst));
     if (opts.workspace && base::is_under(o.dest, "/workspace"))  // the project's view, shown there too
       o.dest = base::join(plan.project, o.dest.substr(std::string("/workspace").size()));

@@ -35,7 +35,7 @@ Status copy_file(const std::string& from, const std::string& to, mode_t mode) {
   std::string tmp = to + ".rf-tmp";
   base::UniqueFd fd(::open(tmp.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_NOFOLLOW | O_CLOEXEC, mode));
   if (!fd.valid()) return base::errno_error("cannot create " + tmp);
-  if (auto w = base::write_all(fd.get(), data); !w) return Error(w.error().code(), "cannot write " + tmp);
+  if (auto w = base::write_all(fd.get(), data); !w) return w.error().reworded("cannot write " + tmp);
   if (::rename(tmp.c_str(), to.c_str()) != 0) return base::errno_error("cannot rename " + tmp + " to " + to);
   return {};
 }

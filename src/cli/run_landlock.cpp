@@ -200,7 +200,7 @@ Status add_landlock_jail(RunPlan& plan, const RunOptions& opts, const presets::A
     std::string src = item.substr(0, colon);
     // A link in the project is not followed: the sandbox could have made it point anywhere.
     auto real = host_path_nofollow_in(src, plan.project, cwd);
-    if (!real) return base::Error(real.error().code(), "bind source " + real.error().message());
+    if (!real) return real.error().reworded("bind source " + real.error().message());
     const std::string& t = *real;
     if (colon != std::string::npos && base::normalize(item.substr(colon + 1)) != t) {
       plan.notes.push_back("--bind/--ro-bind " + item +

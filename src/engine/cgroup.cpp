@@ -137,15 +137,15 @@ Placement place_controller(const std::vector<CgroupHome>& homes, std::string_vie
 
 Result<std::vector<CgroupHome>> host_homes() {
   auto cg = base::read_file("/proc/self/cgroup");
-  if (!cg) return Error(cg.error().code(), "cgroup limits: " + cg.error().message());
+  if (!cg) return cg.error().reworded("cgroup limits: " + cg.error().message());
   auto mi = base::read_file("/proc/self/mountinfo");
-  if (!mi) return Error(mi.error().code(), "cgroup limits: " + mi.error().message());
+  if (!mi) return mi.error().reworded("cgroup limits: " + mi.error().message());
   return locate_cgroups(*cg, *mi);
 }
 
 Status write_to(const std::string& file, const std::string& value) {
   if (auto w = base::write_file(file, value); !w)
-    return Error(w.error().code(), "cgroup limits: cannot write " + value + " to " + file);
+    return w.error().reworded("cgroup limits: cannot write " + value + " to " + file);
   return {};
 }
 

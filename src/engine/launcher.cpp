@@ -105,7 +105,7 @@ Result<std::optional<struct stat>> look_beneath(const spec::FsOp& op) {
     return base::Error(ELOOP, "Can't bind " + op.source + ": a path below " + top +
                                   " leads through a symbolic link (links in a tree the sandbox can "
                                   "write are not followed)");
-  if (!fd) return base::Error(fd.error().code(), "Can't find source path " + op.source);
+  if (!fd) return fd.error().reworded("Can't find source path " + op.source);
   struct stat st {};
   if (::fstat(fd->get(), &st) != 0) return base::errno_error("Can't find source path " + op.source);
   if (S_ISLNK(st.st_mode))
@@ -173,7 +173,7 @@ Status resolve_sources(const spec::Spec& spec, std::vector<ResolvedOp>& out) {
       // Read once here and closed, as bwrap consumes these fds; the child writes the copy.
       base::UniqueFd fd(op.fd);
       auto data = base::read_all(fd.get());
-      if (!data) return base::Error(data.error().code(), "Can't write data to file " + op.dest);
+      if (!data) return data.error().reworded("Can't write data to file " + op.dest);
       r.data = std::move(*data);
     }
     out.push_back(std::move(r));
@@ -234,17 +234,17 @@ Status parent_step(const spec::Spec& spec, const ChildContext& ctx, pid_t pid, i
   if (spec.info_fd) {
     base::UniqueFd info(*spec.info_fd);
     if (auto w = base::write_all(info.get(), status_json(pid, ids, true)); !w)
-      return Error(w.error().code(), "Write to info_fd");
+      return w.error().reworded("Write to info_fd");
   }
   if (spec.json_status_fd)  // bwrap words a failure here as for the info fd
     if (auto w = base::write_all(*spec.json_status_fd, status_json(pid, ids, false)); !w)
-      return Error(w.error().code(), "Write to info_fd");
+      return w.error().reworded("Write to info_fd");
   if (spec.userns_block_fd) {
     base::UniqueFd block(*spec.userns_block_fd);
     char b;
     (void)base::raw::read(block.get(), &b, 1);
   }
-  if (auto w = base::write_all(go_fd, "g"); !w) return Error(w.error().code(), "Can't release the child");
+  if (auto w = base::write_all(go_fd, "g"); !w) return w.error().reworded("Can't release the child");
   return {};
 }
 
@@ -329,7 +329,7 @@ Result<Outcome> run_sandbox(const spec::Spec& spec) {
   if (spec.seccomp_fd) {
     base::UniqueFd fd(*spec.seccomp_fd);
     auto data = base::read_all(fd.get());
-    if (!data) return Error(data.error().code(), "Can't read seccomp data");
+    if (!data) return data.error().reworded("Can't read seccomp data");
     // Each classic-BPF instruction (struct sock_filter) is 8 bytes.
     if (data->size() % 8 != 0) return Error(0, "Invalid seccomp data, must be multiple of 8");
     ctx.seccomp.push_back({std::move(*data)});

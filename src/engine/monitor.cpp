@@ -174,7 +174,7 @@ base::Result<WatchFds> open_watch_fds(const spec::Supervision& sup, sigset_t& ol
   WatchFds out;
   if (sup.watch_parent_process && ::getppid() != 1) {
     auto fd = base::pidfd_open(::getppid());
-    if (!fd) return Error(fd.error().code(), "pidfd_open(parent)");
+    if (!fd) return fd.error().reworded("pidfd_open(parent)");
     out.parent = std::move(*fd);
   }
   if (sup.forward_signals) {

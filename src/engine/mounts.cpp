@@ -72,7 +72,7 @@ Result<UniqueFd> ensure_dir(const Dest& d, mode_t mode) {
     if (errno != EEXIST) return fail("Can't mkdir " + d.path);
   }
   auto fd = open_in_root(d.root_fd, d.path, O_PATH | O_DIRECTORY);
-  if (!fd) return Error(fd.error().code(), "Can't mkdir " + d.path);
+  if (!fd) return fd.error().reworded("Can't mkdir " + d.path);
   return fd;
 }
 
@@ -83,7 +83,7 @@ Result<UniqueFd> ensure_file(const Dest& d, mode_t mode) {
   if (fd >= 0) return UniqueFd(fd);
   if (errno != EEXIST) return fail("Can't create file at " + d.path);
   auto existing = open_in_root(d.root_fd, d.path, O_PATH);
-  if (!existing) return Error(existing.error().code(), "Can't create file at " + d.path);
+  if (!existing) return existing.error().reworded("Can't create file at " + d.path);
   struct stat st {};
   if (::fstat(existing->get(), &st) == 0 && S_ISDIR(st.st_mode))
     return Error(EISDIR, "Can't create file at " + d.path);
@@ -184,7 +184,7 @@ Status op_file(const ResolvedOp& r, const Dest& d) {
                        op.perms.value_or(0666)));
   if (!fd.valid()) return fail("Can't create file " + op.dest);
   if (auto w = base::write_all(fd.get(), r.data); !w)
-    return Error(w.error().code(), "Can't write data to file " + op.dest);
+    return w.error().reworded("Can't write data to file " + op.dest);
   return {};
 }
 
@@ -209,7 +209,7 @@ Result<DataFile> data_file(const ResolvedOp& r, int serial) {
   if (!tmp.valid()) return fail("Can't create tmpfile for " + op.dest);
   Status s;
   if (auto w = base::write_all(tmp.get(), r.data); !w)
-    s = Error(w.error().code(), "Can't write data to file " + op.dest);
+    s = w.error().reworded("Can't write data to file " + op.dest);
   else if (::fchmod(tmp.get(), op.empty ? 0444 : op.perms.value_or(0600)) != 0 ||
            ::fstat(tmp.get(), &f.st) != 0)
     s = fail("Can't chmod file for " + op.dest);
@@ -255,7 +255,7 @@ Status op_chmod(int root_fd, const FsOp& op) {
   mode_t mode = op.perms.value_or(0);
   std::string what = "Can't chmod " + octal(mode) + " " + op.dest;
   auto fd = open_in_root(root_fd, op.dest, O_PATH);
-  if (!fd) return Error(fd.error().code(), what);
+  if (!fd) return fd.error().reworded(what);
   if (::chmod(fd_path(fd->get()).c_str(), mode) != 0) return fail(what);
   return {};
 }
@@ -264,11 +264,11 @@ Status op_remount_ro(int root_fd, const FsOp& op) {
   std::string where = "/newroot" + base::normalize("/" + op.dest);
   std::string what = "Can't remount readonly on " + where;
   auto fd = open_in_root(root_fd, op.dest, O_PATH);
-  if (!fd) return Error(fd.error().code(), what + ": realpath(destination)");
+  if (!fd) return fd.error().reworded(what + ": realpath(destination)");
   Status s = add_mount_attrs(fd->get(), MOUNT_ATTR_RDONLY | MOUNT_ATTR_NOSUID | MOUNT_ATTR_NODEV, false);
   if (!s && s.error().code() == EINVAL)  // not a mount point
     return Error(0, what + ": Unable to find \"" + where + "\" in mount table");
-  if (!s) return Error(s.error().code(), what);
+  if (!s) return s.error().reworded(what);
   return {};
 }
 
@@ -291,7 +291,7 @@ Result<UniqueFd> open_exact(int top_fd, const std::string& path, const std::stri
   auto fd = open_beneath(top_fd, below(path, top), O_PATH | O_NOFOLLOW);
   if (!fd && fd.error().code() == ELOOP)
     return Error(ELOOP, what + ": a directory on the way below " + top + " is a symbolic link" + kNoLinks);
-  if (!fd) return Error(fd.error().code(), what);
+  if (!fd) return fd.error().reworded(what);
   struct stat st {};
   if (::fstat(fd->get(), &st) != 0) return fail(what);
   if (S_ISLNK(st.st_mode)) return Error(ELOOP, what + ": it is a symbolic link" + kNoLinks);
@@ -300,7 +300,7 @@ Result<UniqueFd> open_exact(int top_fd, const std::string& path, const std::stri
 
 Result<UniqueFd> open_dest_exact(int rfd, const FsOp& op, const std::string& what) {
   auto top = open_in_root(rfd, op.dest_beneath, O_PATH | O_DIRECTORY);
-  if (!top) return Error(top.error().code(), what + ": " + op.dest_beneath);
+  if (!top) return top.error().reworded(what + ": " + op.dest_beneath);
   return open_exact(top->get(), op.dest, op.dest_beneath, what);
 }
 
@@ -314,13 +314,13 @@ Status bind_checked(const std::string& from, const struct stat& want, int target
   auto mounted =
       op.dest_beneath.empty() ? open_in_root(rfd, op.dest, O_PATH) : open_dest_exact(rfd, op, what);
   if (!mounted && !op.dest_beneath.empty()) return std::move(mounted.error());  // names `what` already
-  if (!mounted) return Error(mounted.error().code(), what + ": " + mounted.error().message());
+  if (!mounted) return mounted.error().reworded(what + ": " + mounted.error().message());
   struct stat st {};
   if (::fstat(mounted->get(), &st) != 0) return fail(what);
   if (st.st_dev != want.st_dev || st.st_ino != want.st_ino)
     return Error(0, what + ": the path changed while the sandbox was set up");
   Status s = add_mount_attrs(mounted->get(), attrs, recursive);
-  if (!s) return Error(s.error().code(), what + ": " + s.error().message());
+  if (!s) return s.error().reworded(what + ": " + s.error().message());
   return {};
 }
 
@@ -333,13 +333,13 @@ Status op_bind_exact(const ResolvedOp& r, int rfd) {
   UniqueFd src;
   if (op.source_in_sandbox) {
     auto fd = open_in_root(rfd, op.source, O_PATH);
-    if (!fd) return Error(fd.error().code(), what);
+    if (!fd) return fd.error().reworded(what);
     src = std::move(*fd);
   } else if (!op.source_beneath.empty()) {
     auto host = base::open_fd("/oldroot", O_PATH | O_DIRECTORY);
-    if (!host) return Error(host.error().code(), what);
+    if (!host) return host.error().reworded(what);
     auto top = open_in_root(host->get(), op.source_beneath, O_PATH | O_DIRECTORY);
-    if (!top) return Error(top.error().code(), what + ": " + op.source_beneath);
+    if (!top) return top.error().reworded(what + ": " + op.source_beneath);
     auto fd = open_exact(top->get(), op.source, op.source_beneath, what);
     if (!fd) return std::move(fd.error());
     src = std::move(*fd);
@@ -363,7 +363,7 @@ Status op_bind_exact(const ResolvedOp& r, int rfd) {
     target = std::move(*fd);
   } else {
     auto parent = mkdir_p_in_root(rfd, base::parent(base::normalize("/" + op.dest)), parent_mode_for(op));
-    if (!parent) return Error(parent.error().code(), "Can't mkdir parents for " + op.dest);
+    if (!parent) return parent.error().reworded("Can't mkdir parents for " + op.dest);
     auto comps = base::components(op.dest);
     Dest d{rfd, parent->get(), comps.empty() ? std::string() : comps.back(), op.dest};
     auto fd = is_dir ? ensure_dir(d, 0755) : ensure_file(d, 0444);
@@ -391,7 +391,7 @@ Status op_cover_exact(const ResolvedOp& r, int rfd, int serial) {
   if (op.kind == OpKind::RemountRo) {
     Status s =
         add_mount_attrs(target->get(), MOUNT_ATTR_RDONLY | MOUNT_ATTR_NOSUID | MOUNT_ATTR_NODEV, false);
-    return s ? s : Status(Error(s.error().code(), what + " read-only: " + s.error().message()));
+    return s ? s : Status(s.error().reworded(what + " read-only: " + s.error().message()));
   }
   if (op.kind == OpKind::Tmpfs) {
     if (!S_ISDIR(st.st_mode)) return Error(ENOTDIR, what + ": not a directory");
@@ -426,7 +426,7 @@ Status apply_op(const ChildContext& ctx, int rfd, const ResolvedOp& r) {
   if (op.kind == OpKind::RemountRo) return op_remount_ro(rfd, op);
   if (op.kind == OpKind::Chmod) return op_chmod(rfd, op);
   auto parent = mkdir_p_in_root(rfd, base::parent(base::normalize("/" + op.dest)), parent_mode_for(op));
-  if (!parent) return Error(parent.error().code(), "Can't mkdir parents for " + op.dest);
+  if (!parent) return parent.error().reworded("Can't mkdir parents for " + op.dest);
   auto comps = base::components(op.dest);
   Dest d{rfd, parent->get(), comps.empty() ? std::string() : comps.back(), op.dest};
   switch (op.kind) {
@@ -473,9 +473,9 @@ Status bind_onto_in_child(const std::string& src, int target_fd, int root_fd, co
     return fail(what);
   // Re-open: target_fd still names the directory underneath the new mount.
   auto mounted = open_in_root(root_fd, dest, O_PATH);
-  if (!mounted) return Error(mounted.error().code(), what);
+  if (!mounted) return mounted.error().reworded(what);
   Status s = add_mount_attrs(mounted->get(), attrs, recursive);
-  if (!s) return Error(s.error().code(), what + ": " + s.error().message());
+  if (!s) return s.error().reworded(what + ": " + s.error().message());
   return {};
 }
 

@@ -137,7 +137,7 @@ base::Result<UniqueFd> mkdir_p_in_root(int root_fd, const std::string& path, mod
   // Usually the whole path exists already: one lookup.
   if (auto whole = open_in_root(root_fd, path, O_PATH | O_DIRECTORY);
       whole || whole.error().code() != ENOENT) {
-    if (!whole) return base::Error(whole.error().code(), path);
+    if (!whole) return whole.error().reworded(path);
     return whole;
   }
   auto comps = base::components(path);
@@ -153,7 +153,7 @@ base::Result<UniqueFd> mkdir_p_in_root(int root_fd, const std::string& path, mod
       if (::mkdirat(cur.get(), c.c_str(), mode) != 0 && errno != EEXIST) return base::errno_error(path);
       next = open_in_root(root_fd, prefix, O_PATH | O_DIRECTORY);
     }
-    if (!next) return base::Error(next.error().code(), path);
+    if (!next) return next.error().reworded(path);
     cur = std::move(next.value());
   }
   return cur;

@@ -98,7 +98,7 @@ Status refuse_memfd_exec(int proc_fd) {
     return base::errno_error("shell off: cannot open /proc/sys/vm/memfd_noexec");
   }
   if (auto w = base::write_all(f.get(), "2"); !w)
-    return Error(w.error().code(), "shell off: cannot set vm.memfd_noexec: " + w.error().describe());
+    return w.error().reworded("shell off: cannot set vm.memfd_noexec: " + w.error().describe());
   return {};
 }
 
@@ -114,7 +114,7 @@ Status mount_proc_in_child(const ChildContext& ctx, int root_fd, int dir_fd, con
                               true));
   }
   auto proc = open_in_root(root_fd, op.dest, O_PATH | O_DIRECTORY);
-  if (!proc) return Error(proc.error().code(), "Can't open " + op.dest);
+  if (!proc) return proc.error().reworded("Can't open " + op.dest);
   if (ctx.spec->restrict_exec && (ctx.ns.pid || ctx.spec->pidns_fd)) RF_TRY(refuse_memfd_exec(proc->get()));
   for (const char* entry : kProcCovers) {
     // The real ids decide, as access(2) does in bwrap: a non-zero sandbox uid cannot write
@@ -138,7 +138,7 @@ Status mount_dev_in_child(const ChildContext& ctx, int root_fd, int dir_fd, cons
   if (::mount("tmpfs", fd_path(dir_fd).c_str(), "tmpfs", MS_NOSUID | MS_NODEV, opts.c_str()) != 0)
     return base::errno_error("Can't mount tmpfs on " + in_newroot(op.dest));
   auto dev = open_in_root(root_fd, op.dest, O_PATH | O_DIRECTORY);
-  if (!dev) return Error(dev.error().code(), "Can't open " + op.dest);
+  if (!dev) return dev.error().reworded("Can't open " + op.dest);
   int dfd = dev->get();
   for (const char* node : kDevNodes) {
     std::string sub = base::join(op.dest, node);

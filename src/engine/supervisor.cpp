@@ -182,7 +182,7 @@ Status Supervisor::take_listener() {
     return {};
   }
   auto listener = base::pidfd_getfd(target_pidfd_.get(), number);
-  if (!listener) return Error(listener.error().code(), "connect policy: pidfd_getfd(listener)");
+  if (!listener) return listener.error().reworded("connect policy: pidfd_getfd(listener)");
   listener_ = std::move(*listener);
   if (::fcntl(listener_.get(), F_SETFD, FD_CLOEXEC) != 0) return base::errno_error("fcntl");
   target_pidfd_.reset();

@@ -17,7 +17,7 @@ namespace {
 base::Status write_one(int dir_fd, const std::string& path, const std::string& line, const char* what) {
   base::UniqueFd fd(::openat(dir_fd, path.c_str(), O_WRONLY | O_CLOEXEC));
   if (!fd.valid()) return base::errno_error(what);
-  if (auto w = base::write_all(fd.get(), line); !w) return base::Error(w.error().code(), what);
+  if (auto w = base::write_all(fd.get(), line); !w) return w.error().reworded(what);
   return {};
 }
 
@@ -40,9 +40,9 @@ base::Status write_id_maps_in_child(const ChildContext& ctx) {
   auto fd = base::open_fd("/proc/self/setgroups", O_WRONLY);
   if (fd) {
     if (auto w = base::write_all(fd->get(), "deny\n"); !w)
-      return base::Error(w.error().code(), "error writing to setgroups");
+      return w.error().reworded("error writing to setgroups");
   } else if (fd.error().code() != ENOENT) {
-    return base::Error(fd.error().code(), "error opening setgroups");
+    return fd.error().reworded("error opening setgroups");
   }
   uid_t inside_uid = ctx.devpts_ids ? 0 : ctx.sandbox_uid;
   gid_t inside_gid = ctx.devpts_ids ? 0 : ctx.sandbox_gid;
@@ -84,7 +84,7 @@ base::Status limit_user_namespaces_in_child(int proc_fd) {
   base::UniqueFd fd(::openat(proc_fd, "sys/user/max_user_namespaces", O_WRONLY | O_CLOEXEC));
   if (!fd.valid()) return base::errno_error("cannot open /proc/sys/user/max_user_namespaces");
   if (auto w = base::write_all(fd.get(), "1"); !w)
-    return base::Error(w.error().code(), "sysctl user.max_user_namespaces = 1");
+    return w.error().reworded("sysctl user.max_user_namespaces = 1");
   return {};
 }
 

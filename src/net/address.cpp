@@ -11,7 +11,6 @@
 
 namespace rf::net {
 
-using base::make_error;
 using base::Result;
 
 namespace {
@@ -51,20 +50,20 @@ std::optional<unsigned> parse_decimal(std::string_view s, std::size_t max_digits
 Result<Cidr> bracketed_target(std::string_view text, std::optional<PortRange>& ports) {
   auto close = text.find(']');
   if (close == std::string_view::npos)
-    return make_error("bad address " + quote(text) + ": '[' without a closing ']'");
+    return base::Error(0, "bad address " + quote(text) + ": '[' without a closing ']'");
   std::string cidr_text(text.substr(1, close - 1));
   std::string_view rest = text.substr(close + 1);
   if (!rest.empty() && rest[0] == '/') {
     if (cidr_text.find('/') != std::string::npos)
-      return make_error("bad address " + quote(text) + ": two prefix lengths");
+      return base::Error(0, "bad address " + quote(text) + ": two prefix lengths");
     auto colon = rest.find(':');
     cidr_text += rest.substr(0, colon);
     rest = colon == std::string_view::npos ? std::string_view{} : rest.substr(colon);
   }
   if (!rest.empty() && rest[0] != ':')
-    return make_error("bad address " + quote(text) + ": unexpected " + quote(rest) + " after ']'");
+    return base::Error(0, "bad address " + quote(text) + ": unexpected " + quote(rest) + " after ']'");
   if (cidr_text.find(':') == std::string::npos)
-    return make_error("bad address " + quote(text) + ": brackets are only for IPv6 addresses");
+    return base::Error(0, "bad address " + quote(text) + ": brackets are only for IPv6 addresses");
   RF_TRY_ASSIGN(net, parse_cidr(cidr_text));
   if (!rest.empty()) {
     RF_TRY_ASSIGN(p, parse_ports(rest.substr(1)));
@@ -115,20 +114,21 @@ bool Cidr::contains(const Address& a) const {
 Result<Address> parse_ip(std::string_view text) {
   bool v6 = text.find(':') != std::string_view::npos;
   const char* what = v6 ? "IPv6" : "IPv4";
-  if (text.empty()) return make_error("empty address");
+  if (text.empty()) return base::Error(0, "empty address");
   if (text.find_first_of(std::string_view("%[] \t\0", 6)) != std::string_view::npos) {
     std::string why = text.find('%') != std::string_view::npos ? "a scope id (%) is not allowed in rules"
                                                                : "unexpected character";
-    return make_error(std::string("bad ") + what + " address " + quote(text) + ": " + why);
+    return base::Error(0, std::string("bad ") + what + " address " + quote(text) + ": " + why);
   }
   std::string z(text);
   Address a;
   a.family = v6 ? Family::V6 : Family::V4;
   if (inet_pton(v6 ? AF_INET6 : AF_INET, z.c_str(), a.bytes.data()) != 1) {
     if (std::count(text.begin(), text.end(), ':') == 1)
-      return make_error("bad address " + quote(text) + ": not an IP address (a port is not allowed here)");
+      return base::Error(0,
+                         "bad address " + quote(text) + ": not an IP address (a port is not allowed here)");
     std::string why = v6 ? "not an IPv6 address" : "expected four decimal numbers 0-255 separated by dots";
-    return make_error(std::string("bad ") + what + " address " + quote(text) + ": " + why);
+    return base::Error(0, std::string("bad ") + what + " address " + quote(text) + ": " + why);
   }
   return a;
 }
@@ -141,13 +141,14 @@ Result<Cidr> parse_cidr(std::string_view text) {
   if (slash != std::string_view::npos) {
     auto p = parse_decimal(text.substr(slash + 1), 3);
     if (!p || static_cast<int>(*p) > max)
-      return make_error("bad prefix length in " + quote(text) + ": expected 0-" + std::to_string(max));
+      return base::Error(0, "bad prefix length in " + quote(text) + ": expected 0-" + std::to_string(max));
     prefix = static_cast<int>(*p);
   }
   if (!host_bits_clear(addr, prefix))
-    return make_error("bad address block " + quote(text) + ": bits are set after the /" +
-                      std::to_string(prefix) + " prefix (did you mean " +
-                      format_cidr(Cidr{masked(addr, prefix), static_cast<std::uint8_t>(prefix)}) + "?)");
+    return base::Error(0, "bad address block " + quote(text) + ": bits are set after the /" +
+                              std::to_string(prefix) + " prefix (did you mean " +
+                              format_cidr(Cidr{masked(addr, prefix), static_cast<std::uint8_t>(prefix)}) +
+                              "?)");
   if (is_mapped(addr) && prefix >= 96) {
     Address v4;  // Family::V4, all zero
     std::copy(addr.bytes.begin() + 12, addr.bytes.end(), v4.bytes.begin());
@@ -161,15 +162,15 @@ Result<PortRange> parse_ports(std::string_view text) {
   auto first = parse_decimal(text.substr(0, dash), 5);
   auto last = dash == std::string_view::npos ? first : parse_decimal(text.substr(dash + 1), 5);
   if (!first || !last || *first > 65535 || *last > 65535)
-    return make_error("bad port " + quote(text) + ": expected a port 0-65535 or a range like 80-443");
+    return base::Error(0, "bad port " + quote(text) + ": expected a port 0-65535 or a range like 80-443");
   if (*first > *last)
-    return make_error("bad port range " + quote(text) + ": the first port is above the last");
+    return base::Error(0, "bad port range " + quote(text) + ": the first port is above the last");
   return PortRange{static_cast<std::uint16_t>(*first), static_cast<std::uint16_t>(*last)};
 }
 
 Result<NetTarget> parse_net_target(std::string_view text) {
   NetTarget t;
-  if (text.empty()) return make_error("empty address");
+  if (text.empty()) return base::Error(0, "empty address");
   if (text == "*") return t;
   if (text.substr(0, 2) == "*:") {
     RF_TRY_ASSIGN(p, parse_ports(text.substr(2)));

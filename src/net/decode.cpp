@@ -14,7 +14,6 @@
 
 namespace rf::net {
 
-using base::make_error;
 using base::Result;
 
 namespace {
@@ -42,7 +41,7 @@ struct Name {
   }
 };
 
-base::Error kernel_error(int code, const std::string& message) { return make_error(message, code); }
+base::Error kernel_error(int code, const std::string& message) { return base::Error(code, message); }
 
 std::string len_text(int len) { return "address length " + std::to_string(len); }
 

@@ -9,7 +9,6 @@
 
 namespace rf::net {
 
-using base::make_error;
 using base::Result;
 
 namespace {
@@ -47,11 +46,12 @@ std::pair<std::string_view, std::string_view> split_word(std::string_view s) {
 Result<Rule> parse_abstract_target(Rule r, std::string_view spec) {
   if (spec == "*") return r;
   if (spec.empty() || spec[0] != '@')
-    return make_error("bad rule " + quote(r.text) +
-                      ": expected unix-abstract:@NAME or unix-abstract:* (the name starts with '@')");
+    return base::Error(0, "bad rule " + quote(r.text) +
+                              ": expected unix-abstract:@NAME or unix-abstract:* (the name starts with '@')");
   auto name = unescape_name(spec.substr(1));
   if (!name)
-    return make_error("bad rule " + quote(r.text) + ": bad escape in the socket name (use \\\\ or \\xNN)");
+    return base::Error(0,
+                       "bad rule " + quote(r.text) + ": bad escape in the socket name (use \\\\ or \\xNN)");
   r.name = std::move(*name);
   return r;
 }
@@ -59,9 +59,9 @@ Result<Rule> parse_abstract_target(Rule r, std::string_view spec) {
 base::Status apply_directive(Policy& p, std::string_view line, bool& have_default) {
   auto [word, rest] = split_word(line);
   if (word == "default") {
-    if (have_default) return make_error("a second 'default' line");
+    if (have_default) return base::Error(0, "a second 'default' line");
     if (rest != "allow" && rest != "deny")
-      return make_error("bad default " + quote(rest) + ": expected 'default allow' or 'default deny'");
+      return base::Error(0, "bad default " + quote(rest) + ": expected 'default allow' or 'default deny'");
     p.default_verdict = rest == "allow" ? Verdict::Allow : Verdict::Deny;
     have_default = true;
     return {};
@@ -98,17 +98,17 @@ Result<Rule> parse_rule(std::string_view text) {
   r.text = std::string(trim(text));
   auto [verb, target] = split_word(r.text);
   if (verb != "allow" && verb != "deny")
-    return make_error("bad rule " + quote(r.text) + ": expected 'allow' or 'deny' first");
+    return base::Error(0, "bad rule " + quote(r.text) + ": expected 'allow' or 'deny' first");
   r.verdict = verb == "allow" ? Verdict::Allow : Verdict::Deny;
   if (target.empty())
-    return make_error("bad rule " + quote(r.text) + ": no destination after '" + std::string(verb) + "'");
+    return base::Error(0, "bad rule " + quote(r.text) + ": no destination after '" + std::string(verb) + "'");
   if (target.substr(0, kAbstractPrefix.size()) == kAbstractPrefix) {
     r.kind = RuleKind::UnixAbstract;
     std::string spec(target.substr(kAbstractPrefix.size()));
     return parse_abstract_target(std::move(r), spec);
   }
   if (target.find_first_of(kSpace) != std::string_view::npos)
-    return make_error("bad rule " + quote(r.text) + ": unexpected text after the destination");
+    return base::Error(0, "bad rule " + quote(r.text) + ": unexpected text after the destination");
   auto parsed = parse_net_target(target);
   if (!parsed) return std::move(parsed.error()).context("bad rule " + quote(r.text));
   r.net = parsed->net;

@@ -238,7 +238,7 @@ base::Result<AgentProfile> agent_by_name(std::string_view name) {
     if (a.name == name) return a;
     valid += (valid.empty() ? "" : ", ") + a.name;
   }
-  return base::make_error("unknown agent \"" + std::string(name) + "\" (valid: auto, " + valid + ")");
+  return base::Error(0, "unknown agent \"" + std::string(name) + "\" (valid: auto, " + valid + ")");
 }
 
 const AgentProfile& agent_for_command(const std::vector<std::string>& argv) {

@@ -120,13 +120,13 @@ bool looks_like_credential(std::string_view name) {
 
 base::Status check_env_arg(std::string_view item) {
   std::string_view name = item.substr(0, item.find('='));
-  if (item.empty()) return base::make_error("empty --env item (expected NAME or NAME=VALUE)");
+  if (item.empty()) return base::Error(0, "empty --env item (expected NAME or NAME=VALUE)");
   if (!valid_env_name(name)) {
     // Only the name is quoted: the value may be a secret.
-    return base::make_error("bad variable name \"" + std::string(name) +
-                            "\" in --env (expected NAME or NAME=VALUE; NAME is letters, digits, _)");
+    return base::Error(0, "bad variable name \"" + std::string(name) +
+                              "\" in --env (expected NAME or NAME=VALUE; NAME is letters, digits, _)");
   }
-  if (name == "HOME") return base::make_error("--env HOME: HOME is always the sandbox's home directory");
+  if (name == "HOME") return base::Error(0, "--env HOME: HOME is always the sandbox's home directory");
   return {};
 }
 

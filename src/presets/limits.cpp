@@ -10,8 +10,6 @@ namespace rf::presets {
 
 namespace {
 
-using base::make_error;
-
 enum class Unit { Size, Count, Cpu };
 
 struct LimitField {
@@ -132,12 +130,12 @@ bool is_limit_name(std::string_view name) { return field_named(name) != nullptr;
 base::Status set_limit(Limits& limits, std::string_view name, std::string_view value) {
   const LimitField* field = field_named(name);
   if (field == nullptr) {
-    return make_error("unknown limit \"" + std::string(name) + "\" (valid: " + std::string(limit_names()) +
-                      ")");
+    return base::Error(
+        0, "unknown limit \"" + std::string(name) + "\" (valid: " + std::string(limit_names()) + ")");
   }
   auto bad = [&](std::string_view expected) {
-    return make_error("bad value \"" + std::string(value) + "\" for limit " + std::string(name) + ": " +
-                      std::string(expected));
+    return base::Error(0, "bad value \"" + std::string(value) + "\" for limit " + std::string(name) + ": " +
+                              std::string(expected));
   };
   if (field->unit == Unit::Cpu) {
     if (is_unlimited(value)) {
@@ -164,7 +162,7 @@ base::Status set_limit(Limits& limits, std::string_view name, std::string_view v
 
 base::Result<Limits> parse_limits(std::string_view text) {
   Limits out;
-  if (trim(text).empty()) return make_error("empty limit list (expected e.g. memory=2G,pids=256)");
+  if (trim(text).empty()) return base::Error(0, "empty limit list (expected e.g. memory=2G,pids=256)");
   std::vector<std::string_view> seen;
   size_t start = 0;
   for (;;) {
@@ -172,13 +170,13 @@ base::Result<Limits> parse_limits(std::string_view text) {
     std::string_view item = trim(text.substr(start, comma == std::string_view::npos ? comma : comma - start));
     std::string quoted = "\"" + std::string(item) + "\"";
     size_t eq = item.find('=');
-    if (item.empty()) return make_error("empty item in limit list \"" + std::string(text) + "\"");
+    if (item.empty()) return base::Error(0, "empty item in limit list \"" + std::string(text) + "\"");
     if (eq == std::string_view::npos) {
-      return make_error("limit " + quoted + " needs a value (e.g. " + std::string(item) + "=...)");
+      return base::Error(0, "limit " + quoted + " needs a value (e.g. " + std::string(item) + "=...)");
     }
     std::string_view name = trim(item.substr(0, eq));
     for (auto s : seen) {
-      if (s == name) return make_error("limit " + quoted + ": " + std::string(name) + " is given twice");
+      if (s == name) return base::Error(0, "limit " + quoted + ": " + std::string(name) + " is given twice");
     }
     seen.push_back(name);
     auto r = set_limit(out, name, trim(item.substr(eq + 1)));

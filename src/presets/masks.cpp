@@ -101,12 +101,12 @@ base::Status check_mask_pattern(std::string_view pattern) {
   std::string_view body = pattern;
   while (body.starts_with("/")) body.remove_prefix(1);
   while (body.ends_with("/")) body.remove_suffix(1);
-  if (body.empty()) return base::make_error(quoted + ": empty pattern");
-  if (body.find("//") != std::string_view::npos) return base::make_error(quoted + ": empty path component");
+  if (body.empty()) return base::Error(0, quoted + ": empty pattern");
+  if (body.find("//") != std::string_view::npos) return base::Error(0, quoted + ": empty path component");
   for (const auto& part : base::split(body, '/')) {
     if (part == "." || part == "..") {
-      return base::make_error(quoted +
-                              ": \".\" and \"..\" are not allowed (patterns are relative to the project)");
+      return base::Error(
+          0, quoted + ": \".\" and \"..\" are not allowed (patterns are relative to the project)");
     }
   }
   return {};

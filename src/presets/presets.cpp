@@ -9,8 +9,6 @@ namespace rf::presets {
 
 namespace {
 
-using base::make_error;
-
 constexpr std::array<std::string_view, 3> kLevelNames = {"soft", "landlock", "kernel"};
 
 // Balanced's process bound (threads count too): far above what parallel builds and agents use
@@ -100,8 +98,8 @@ base::Result<Level> level_by_name(std::string_view name) {
   for (size_t i = 0; i < kLevelNames.size(); ++i) {
     if (kLevelNames[i] == name) return static_cast<Level>(i);
   }
-  return make_error("unknown enforcement level \"" + std::string(name) +
-                    "\" (valid: kernel, landlock, soft)");
+  return base::Error(
+      0, "unknown enforcement level \"" + std::string(name) + "\" (valid: kernel, landlock, soft)");
 }
 
 const std::vector<Preset>& all_presets() {
@@ -119,7 +117,7 @@ base::Result<Preset> preset_by_name(std::string_view name) {
     if (p.id == name) return p;
     valid += (valid.empty() ? "" : ", ") + p.id;
   }
-  return make_error("unknown preset \"" + std::string(name) + "\" (valid: " + valid + ")");
+  return base::Error(0, "unknown preset \"" + std::string(name) + "\" (valid: " + valid + ")");
 }
 
 std::string describe(const Preset& p) {

@@ -34,22 +34,19 @@ namespace {
 // has an outside tool map ids into it.
 base::Status check_userns_options(const Spec& spec, const Namespaces& ns) {
   if (spec.userns_fd && (spec.ns.user || spec.ns.user_try))
-    return base::make_error(spec.ns.user ? "--userns not compatible --unshare-user"
-                                         : "--userns not compatible --unshare-user-try",
-                            0);
-  if (spec.userns_block_fd && !ns.user)
-    return base::make_error("--userns-block-fd requires --unshare-user", 0);
-  if (spec.userns_block_fd && !spec.info_fd)
-    return base::make_error("--userns-block-fd requires --info-fd", 0);
-  if (spec.disable_userns && !ns.user) return base::make_error("--disable-userns requires --unshare-user", 0);
+    return base::Error(0, spec.ns.user ? "--userns not compatible --unshare-user"
+                                       : "--userns not compatible --unshare-user-try");
+  if (spec.userns_block_fd && !ns.user) return base::Error(0, "--userns-block-fd requires --unshare-user");
+  if (spec.userns_block_fd && !spec.info_fd) return base::Error(0, "--userns-block-fd requires --info-fd");
+  if (spec.disable_userns && !ns.user) return base::Error(0, "--disable-userns requires --unshare-user");
   if (spec.disable_userns && spec.userns_block_fd)
-    return base::make_error("--disable-userns is not compatible with  --userns-block-fd", 0);
+    return base::Error(0, "--disable-userns is not compatible with  --userns-block-fd");
   return {};
 }
 
 // Every fd the Spec names must be a real fd number (bwrap's parser refuses negative ones).
 base::Status check_fds(const Spec& spec) {
-  auto bad = [](int fd) { return base::make_error("Invalid fd: " + std::to_string(fd), 0); };
+  auto bad = [](int fd) { return base::Error(0, "Invalid fd: " + std::to_string(fd)); };
   for (const auto& op : spec.fs_ops) {
     bool has_fd = op.kind == OpKind::File || op.kind == OpKind::BindData || op.kind == OpKind::RoBindData;
     if (has_fd && op.fd < 0 && !(op.empty && op.kind == OpKind::RoBindData)) return bad(op.fd);
@@ -69,7 +66,7 @@ base::Status check_beneath(const FsOp& op) {
   bool bind = op.kind == OpKind::Bind || op.kind == OpKind::RoBind;
   bool cover = op.kind == OpKind::Tmpfs || op.kind == OpKind::RemountRo || op.kind == OpKind::BindData ||
                op.kind == OpKind::RoBindData;
-  auto bad = [&op](const std::string& why) { return base::make_error(op.dest + ": " + why, 0); };
+  auto bad = [&op](const std::string& why) { return base::Error(0, op.dest + ": " + why); };
   if ((!op.source_beneath.empty() || op.source_in_sandbox) && (!bind || op.fd >= 0))
     return bad("a source in the sandbox or below a writable tree needs a plain bind");
   if (!op.source_beneath.empty() && op.source_in_sandbox)
@@ -90,18 +87,18 @@ base::Status check_beneath(const FsOp& op) {
 base::Status validate(const Spec& spec, const Namespaces& ns, uid_t caller_uid, gid_t caller_gid) {
   // bwrap checks the lockdown options before it looks for a command.
   RF_TRY(check_userns_options(spec, ns));
-  if (spec.argv.empty() || spec.argv[0].empty()) return base::make_error("No command specified", 0);
+  if (spec.argv.empty() || spec.argv[0].empty()) return base::Error(0, "No command specified");
   if (spec.uid && *spec.uid != caller_uid && !ns.user && !spec.userns_fd)
-    return base::make_error("Specifying --uid requires --unshare-user or --userns", 0);
+    return base::Error(0, "Specifying --uid requires --unshare-user or --userns");
   if (spec.gid && *spec.gid != caller_gid && !ns.user && !spec.userns_fd)
-    return base::make_error("Specifying --gid requires --unshare-user or --userns", 0);
-  if (spec.hostname && !ns.uts) return base::make_error("Specifying --hostname requires --unshare-uts", 0);
-  if (spec.as_pid_1 && !ns.pid) return base::make_error("Specifying --as-pid-1 requires --unshare-pid", 0);
+    return base::Error(0, "Specifying --gid requires --unshare-user or --userns");
+  if (spec.hostname && !ns.uts) return base::Error(0, "Specifying --hostname requires --unshare-uts");
+  if (spec.as_pid_1 && !ns.pid) return base::Error(0, "Specifying --as-pid-1 requires --unshare-pid");
   if (spec.as_pid_1 && !spec.lock_files.empty())
-    return base::make_error("Specifying --as-pid-1 and --lock-file is not permitted", 0);
+    return base::Error(0, "Specifying --as-pid-1 and --lock-file is not permitted");
   for (const auto& op : spec.fs_ops) {
-    if (op.dest.empty()) return base::make_error("empty destination path", 0);
-    if (op.perms && *op.perms > 07777) return base::make_error("mode must be <= 07777", 0);
+    if (op.dest.empty()) return base::Error(0, "empty destination path");
+    if (op.perms && *op.perms > 07777) return base::Error(0, "mode must be <= 07777");
     RF_TRY(check_beneath(op));
   }
   return check_fds(spec);

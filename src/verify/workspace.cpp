@@ -33,7 +33,7 @@ Status make_dir(const std::string& path, mode_t mode) {
 Status write_new(const std::string& path, const std::string& data, mode_t mode) {
   UniqueFd fd(::open(path.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, mode));
   if (!fd.valid()) return base::errno_error("create " + path);
-  if (auto w = base::write_all(fd.get(), data); !w) return Error(w.error().code(), "write " + path);
+  if (auto w = base::write_all(fd.get(), data); !w) return w.error().reworded("write " + path);
   return {};
 }
 
@@ -49,7 +49,7 @@ Status copy_program(const std::string& from, const std::string& to) {
     if (n < 0) return base::errno_error("read " + from);
     if (n == 0) break;
     if (auto w = base::write_all(out.get(), std::string_view(buf, static_cast<size_t>(n))); !w)
-      return Error(w.error().code(), "write " + to);
+      return w.error().reworded("write " + to);
   }
   return {};
 }

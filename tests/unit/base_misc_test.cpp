@@ -17,7 +17,7 @@ using namespace rf::base;
 namespace {
 
 Result<int> half(int v) {
-  if (v % 2 != 0) return make_error("odd " + std::to_string(v), EINVAL);
+  if (v % 2 != 0) return rf::base::Error(EINVAL, "odd " + std::to_string(v));
   return v / 2;
 }
 
@@ -55,7 +55,7 @@ TEST_CASE("RF_TRY and RF_TRY_ASSIGN propagate the first error") {
 }
 
 TEST_CASE("Error::describe and context") {
-  Error plain = make_error("Unknown option --x");
+  Error plain = rf::base::Error(0, "Unknown option --x");
   CHECK(plain.code() == 0);
   CHECK(plain.describe() == "Unknown option --x");
   Error e(ENOENT, "open /nope");
@@ -122,4 +122,19 @@ TEST_CASE("open_fd names the path and read_file reads it") {
   auto self = read_file("/proc/self/comm");
   REQUIRE(self);
   CHECK_FALSE(self->empty());
+}
+
+TEST_CASE("reworded keeps the errno and the old message as the cause") {
+  rf::base::Error inner(ENOENT, "openat2 /proc/sys");
+  rf::base::Error outer = inner.reworded("Can't mkdir /proc/sys/x");
+  CHECK(outer.code() == ENOENT);
+  CHECK(outer.message() == "Can't mkdir /proc/sys/x");
+  CHECK(outer.describe() == "Can't mkdir /proc/sys/x: No such file or directory");
+  CHECK(outer.cause() == "openat2 /proc/sys");
+  CHECK(outer.describe_with_cause() ==
+        "Can't mkdir /proc/sys/x: No such file or directory [openat2 /proc/sys]");
+  rf::base::Error twice = outer.reworded("sandbox setup");
+  CHECK(twice.cause() == "Can't mkdir /proc/sys/x (openat2 /proc/sys)");
+  CHECK(inner.cause().empty());
+  CHECK(inner.describe_with_cause() == inner.describe());
 }

@@ -19,7 +19,7 @@ rf::cli::BwrapParse FakeFds::parse(const Words& args) {
   rf::cli::detail::FdReader reader = [this](int fd) -> rf::base::Result<std::string> {
     reads.push_back(fd);
     auto it = data.find(fd);
-    if (it == data.end()) return rf::base::make_error("read", EBADF);
+    if (it == data.end()) return rf::base::Error(EBADF, "read");
     return it->second;
   };
   return rf::cli::detail::parse_bwrap_args_with(args, reader);

@@ -24,15 +24,20 @@ public:
   // Prefix context: "while X: <message>" becomes "X: <message>".
   Error& context(const std::string& what) &;
   Error&& context(const std::string& what) &&;
+  // The same errno under a new message (bwrap's fixed texts, a caller's wording), the old one
+  // kept as the cause: describe() shows only the new message, describe_with_cause() both.
+  [[nodiscard]] Error reworded(std::string message) const;
+  [[nodiscard]] const std::string& cause() const { return cause_; }
+  [[nodiscard]] std::string describe_with_cause() const;
 
 private:
   int code_ = 0;
   std::string message_;
+  std::string cause_;  // what the error said before it was reworded ("" when it was not)
 };
 
 // An error that carries errno as it is now.
 Error errno_error(std::string message);
-Error make_error(std::string message, int code = 0);
 
 template <typename E>
 struct Unexpected {
