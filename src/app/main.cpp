@@ -20,7 +20,11 @@
 
 namespace {
 
-constexpr int kExitSetupError = 1;
+using rf::cli::kExitBwrapFailure;
+
+// Which table an internal error (an exception that reached main) is reported in: bwrap's 1, or
+// native mode's 125, which a CI can tell from the command's own 1.
+bool g_native_mode = false;
 
 std::string_view basename_of(std::string_view p) {
   auto pos = p.rfind('/');
@@ -40,20 +44,20 @@ int run_bwrap_mode(std::string_view argv0, const std::vector<std::string>& args)
   for (const auto& w : parsed.warnings) log::warning(w);
   if (parsed.error) {
     log::error(parsed.error->describe());
-    return kExitSetupError;
+    return kExitBwrapFailure;
   }
   switch (parsed.action) {
     case rf::cli::BwrapParse::Action::Help: print_to(stdout, rf::cli::bwrap_usage(argv0)); return 0;
     case rf::cli::BwrapParse::Action::Version: print_to(stdout, rf::cli::bwrap_version_line()); return 0;
     case rf::cli::BwrapParse::Action::Usage:
       print_to(stderr, rf::cli::bwrap_usage(argv0));
-      return kExitSetupError;
+      return kExitBwrapFailure;
     case rf::cli::BwrapParse::Action::Run: break;
   }
   auto r = rf::engine::launch(parsed.spec);
   if (!r) {
     log::error(r.error().describe());
-    return kExitSetupError;
+    return kExitBwrapFailure;
   }
   return r.value();
 }
@@ -248,7 +252,10 @@ int run(int argc, char** argv) {
     print_to(stderr, (help ? help->text : std::string()) + kNativeHelpTail);
     return rf::cli::kExitUsage;
   }
-  if (is_native_command(args[0])) return run_native(args);
+  if (is_native_command(args[0])) {
+    g_native_mode = true;
+    return run_native(args);
+  }
   if (args.size() == 1 && args[0] == "--version") {
     print_to(stdout, std::string("ringfence ") + RF_VERSION + "\n");
     return 0;
@@ -270,5 +277,5 @@ int main(int argc, char** argv) {
   } catch (...) {
     std::fprintf(stderr, "ringfence: internal error\n");
   }
-  return kExitSetupError;
+  return g_native_mode ? rf::cli::kExitSetup : kExitBwrapFailure;
 }

@@ -11,9 +11,14 @@
 
 namespace rf::cli {
 
-// Native mode's reserved exit codes (anything else is the command's own code, or 128+signal).
-// They follow common conventions so that a CI never mistakes a sandbox failure for a test
-// failure: 125 like container runtimes, 124 like timeout(1).
+// The exit-code table of both modes (docs/error-handling.md, "Exit codes"). Anything not listed
+// is the command's own code, or 128 + the signal that killed it.
+// bwrap mode: every failure of ringfence's own (usage, setup, exec, an internal error) is 1, as
+// bubblewrap's.
+inline constexpr int kExitBwrapFailure = 1;
+// Native mode's reserved codes follow common conventions so that a CI never mistakes a sandbox
+// failure for a test failure: 125 like container runtimes (also for an internal error), 124 like
+// timeout(1).
 inline constexpr int kExitUsage = 2;         // the command line itself is wrong
 inline constexpr int kExitMemory = 122;      // the command was killed by the --limit memory cgroup (OOM)
 inline constexpr int kExitBelowLevel = 123;  // refused: the host cannot reach --require LEVEL
