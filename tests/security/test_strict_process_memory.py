@@ -87,6 +87,7 @@ def is_python(pid):
 
 
 def sandbox(ctx, extra, token, script, *args):
+    # (The throwaway HOMEs go under the case's own runtime directory: see env_for.)
     return ((SETPRIV if ctx.unpriv else []) +
             [ctx.h.target, "run", "--no-profile", "--env", "RF_VICTIM_MARK=" + token] + extra +
             ["--", "/usr/bin/python3", "-c", script] + list(args))
@@ -96,13 +97,13 @@ def attack(ctx, extra):
     require_program("/usr/bin/python3", "python3", "the attack script")
     token = "rf-victim-" + uuid.uuid4().hex
     victim_dir, attacker_dir = ctx.mkdtemp(owned=True), ctx.mkdtemp(owned=True)
+    env = dict(BASE_ENV, XDG_RUNTIME_DIR=ctx.mkdtemp(owned=True, mode=0o700))
     victim = subprocess.Popen(sandbox(ctx, extra, token, VICTIM, token), cwd=victim_dir,
-                              env=dict(BASE_ENV), stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                              env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
                               stdin=subprocess.DEVNULL)
     try:
         line = victim.stdout.readline().decode().split()
         if len(line) != 2:
-            victim.kill()
             fail(f"the victim sandbox did not start: {victim.stderr.read(1500)!r}")
         addr, fd = line
         # The victim's host pid: the python process whose command line carries the token.
@@ -113,7 +114,7 @@ def attack(ctx, extra):
             time.sleep(0.02)
         check(len(pids) == 1, f"cannot tell the victim's host pid: {pids}")
         r = subprocess.run(sandbox(ctx, extra, "attacker", ATTACK, str(pids[0]), addr, fd, token),
-                           cwd=attacker_dir, env=dict(BASE_ENV), capture_output=True, timeout=120,
+                           cwd=attacker_dir, env=env, capture_output=True, timeout=120,
                            stdin=subprocess.DEVNULL)
         check(r.returncode == 0, f"attack script failed: exit {r.returncode}\n  "
               f"stderr={r.stderr.decode(errors='replace')[-1500:]}")
@@ -123,9 +124,18 @@ def attack(ctx, extra):
             fail(f"{' '.join(extra)}: a sandbox reached another sandbox's memory, environment "
                  f"or descriptors:\n  " + "\n  ".join(got))
     finally:
-        victim.kill()
-        victim.wait()
+        # SIGTERM: the launcher ends the sandbox and removes its scratch directories (a SIGKILL
+        # would leave them behind).
+        victim.terminate()
+        try:
+            victim.wait(timeout=20)
+        except subprocess.TimeoutExpired:
+            victim.kill()
+            victim.wait()
         kill_pids([p for p, _ in processes_matching(token)])
+        left = [n for n in os.listdir(env["XDG_RUNTIME_DIR"] + "/ringfence")
+                if n.startswith(("home-", "tmp-"))] if os.path.isdir(env["XDG_RUNTIME_DIR"] + "/ringfence") else []
+        check(not left, f"the sandboxes left scratch directories behind: {left}")
 
 
 @suite.case()
