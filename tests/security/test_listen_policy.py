@@ -31,6 +31,7 @@ the flag.
 usage: test_listen_policy.py RINGFENCE LISTEN_RACER
 """
 
+import ctypes
 import json
 import os
 import shutil
@@ -291,6 +292,12 @@ def main():
         print("SKIP: must run as root (it also switches to uid 65534 itself)")
         return SKIP
     rf, racer = (os.path.realpath(p) for p in sys.argv[1:3])
+    # Every bind and listen here (0.0.0.0 and :: included, when allowed) happens in a network
+    # namespace of the test's own, with only lo: nothing is ever offered to a real network.
+    libc = ctypes.CDLL(None, use_errno=True)
+    if libc.unshare(0x40000000) != 0:  # CLONE_NEWNET
+        raise OSError(ctypes.get_errno(), "unshare(CLONE_NEWNET)")
+    subprocess.run(["ip", "link", "set", "lo", "up"], check=True)
     work = tempfile.mkdtemp(prefix="rf-listen-", dir="/tmp")
     os.chmod(work, 0o755)
     stage = os.path.join(work, "bin")
