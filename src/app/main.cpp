@@ -86,6 +86,8 @@ int run_native_run(const rf::cli::RunOptions& opts) {
   const rf::probe::Report probe = rf::probe::host_report(true);
   rf::cli::HostFacts host;
   host.landlock_abi = probe.landlock_abi;
+  if (const auto* c = rf::probe::find_check(probe, "binfmt_misc"))
+    host.userns_binfmt_misc = c->available == rf::probe::Availability::Yes;
   host.level_network_on =
       static_cast<rf::presets::Level>(rf::probe::reachable(probe, rf::probe::Level::Kernel, false));
   host.level_network_off =

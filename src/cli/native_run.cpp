@@ -497,6 +497,7 @@ std::string describe_plan(const RunPlan& plan) {
   for (const auto& n : plan.limits) line("limit " + n);
   for (const auto& n : plan.dropped_env) line("environment dropped: " + n);
   for (const auto& f : plan.exec_allowed) line("may execute: " + f);
+  for (const auto& f : plan.loaders_guarded) line("only as an interpreter, never as a program: " + f);
   for (const auto& n : plan.notes) line("not enforced: " + n);
   if (plan.spec.landlock) {
     line(

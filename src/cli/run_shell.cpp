@@ -1,17 +1,22 @@
 // SPDX-License-Identifier: LGPL-2.1-or-later
 // Shell off: only the command and its interpreters may be executed. Landlock's execute right
 // allows exactly those files; what lies outside every Landlock hierarchy (a memfd) is made
-// non-executable, and what Landlock cannot refuse (the ELF loader run as a program) is said.
+// non-executable, and what Landlock cannot refuse (the ELF loader run as a program) is refused
+// by binfmt_misc in the kernel jail and said elsewhere.
 #include <linux/audit.h>
 #include <linux/filter.h>
 #include <linux/seccomp.h>
 #include <sys/syscall.h>
+#include <fcntl.h>
 #include <unistd.h>
+
+#include <algorithm>
 
 #include <cerrno>
 #include <cstddef>
 
 #include "exec_resolve.hpp"
+#include "ringfence/base/unique_fd.hpp"
 #include "run_fs.hpp"
 
 namespace rf::cli {
@@ -20,6 +25,7 @@ namespace {
 constexpr unsigned kMfdNoexecSeal = 0x0008u;  // MFD_NOEXEC_SEAL (Linux 6.3)
 constexpr unsigned kX32 = 0x40000000u;
 constexpr unsigned kI386MemfdCreate = 356u;
+constexpr std::size_t kLoaderHeader = 128;  // binfmt_misc's magic may be this long
 
 // memfd_create(name, flags) is allowed only with MFD_NOEXEC_SEAL (a memfd that can never be
 // executed: no execute bits, and F_SEAL_EXEC keeps them off); every other form fails with EPERM,
@@ -50,10 +56,26 @@ spec::BpfBytes memfd_noexec_program() {
   return {std::string(reinterpret_cast<const char*>(prog), sizeof prog)};
 }
 
-bool any_dynamic(const std::vector<std::string>& files) {
+// The ELF loaders the files name (PT_INTERP), each once.
+std::vector<std::string> loaders_of(const std::vector<std::string>& files) {
+  std::vector<std::string> out;
   for (const auto& f : files)
-    if (!elf_interpreter(f).empty()) return true;
-  return false;
+    if (auto i = elf_interpreter(f); !i.empty() && std::find(out.begin(), out.end(), i) == out.end())
+      out.push_back(i);
+  return out;
+}
+
+// The first bytes of a loader: its ELF header and first program headers, which no other file
+// of the host shares (a copy of the loader does, and is refused as well).
+base::Result<std::string> loader_header(const std::string& path) {
+  base::UniqueFd fd(::open(path.c_str(), O_RDONLY | O_CLOEXEC));
+  if (!fd.valid()) return base::errno_error("shell off: Can't open the ELF loader " + path);
+  std::string head(kLoaderHeader, '\0');
+  const ssize_t n = ::pread(fd.get(), head.data(), head.size(), 0);
+  if (n < 0) return base::errno_error("shell off: Can't read the ELF loader " + path);
+  if (n < 64) return base::Error(0, "shell off: the ELF loader " + path + " is too short to be one");
+  head.resize(static_cast<std::size_t>(n));
+  return head;
 }
 
 }  // namespace
@@ -85,12 +107,28 @@ base::Status restrict_shell(RunPlan& plan, const HostFacts& host, const HostSnap
         "no copy of a program in a memfd can be executed (programs that make other memfds fail)");
   }
   // The loader must stay executable as the interpreter of a dynamically linked command, and
-  // Landlock cannot tell that use from running it as a program. A static command needs none.
-  if (any_dynamic(files))
+  // Landlock cannot tell that use from running it as a program. A static command needs none. In
+  // the kernel jail binfmt_misc tells them apart (exec_guard.cpp); elsewhere it is said.
+  const auto loaders = loaders_of(files);
+  if (loaders.empty()) return {};
+  if (plan.level == presets::Level::Kernel && host.userns_binfmt_misc) {
+    for (const auto& l : loaders) {
+      RF_TRY_ASSIGN(head, loader_header(l));
+      plan.spec.refuse_exec_headers.push_back(std::move(head));
+    }
+    plan.loaders_guarded = loaders;
     plan.notes.push_back(
-        "shell off: not enforced: the ELF loader may be executed (it is the interpreter of " + files.front() +
-        "), so a program already installed can be run through it (ld.so PROGRAM); a static "
-        "command leaves no loader executable");
+        "shell off: the host's binfmt_misc handlers (qemu-user, Wine, ...) do not apply in the sandbox: "
+        "its own instance keeps the ELF loader from running as a program");
+    return {};
+  }
+  plan.notes.push_back(
+      "shell off: not enforced: the ELF loader may be executed (it is the interpreter of " + files.front() + "), " +
+      (plan.level == presets::Level::Kernel ? "this kernel has no binfmt_misc for user namespaces (Linux 6.7)"
+                                             : "the " + std::string(presets::level_name(plan.level)) +
+                                                   " level has no user namespace to guard it in") +
+      ", so a program already installed can be run through it (ld.so PROGRAM); a static command leaves no "
+      "loader executable");
   return {};
 }
 

@@ -91,6 +91,7 @@ base::Status step_pid1(RecipeState& st) {
 
   std::vector<int> keep{ctx.status_fd};
   if (ctx.spec->sync_fd) keep.push_back(*ctx.spec->sync_fd);
+  if (st.exec_guard.valid()) keep.push_back(st.exec_guard.get());
   RF_TRY(take_locks(*ctx.spec, keep));
 
   // The command shares our memory until it execs (CLONE_VM|CLONE_VFORK): no page-table copy,
@@ -106,7 +107,7 @@ base::Status step_pid1(RecipeState& st) {
 
   // The reaper holds nothing worth attacking: no capabilities, not dumpable (so the payload,
   // running as the same uid, cannot ptrace it or read its memory), no fds but stdio, the
-  // status pipe, --sync-fd and the lock files.
+  // status pipe, --sync-fd, the lock files and the loader guard.
   const bool exec_reaper = ctx.reaper_fd >= 0 && may_exec_reaper_in_child();
   drop_all_caps_in_child();
   prctl(PR_SET_DUMPABLE, 0, 0, 0, 0);

@@ -81,6 +81,8 @@ const Step kRecipe[] = {
     {Stage::FsOps, "filesystem", kKernel, "the ordered ops, every destination resolved inside the new root",
      step_fs_ops},
     {Stage::PivotRoot, "pivot_root", kKernel, "the final pivot; the host is detached", step_pivot_root},
+    {Stage::ExecGuard, "loader guard", kKernel,
+     "shell off: the ELF loader cannot run as a program; needs CAP_SYS_ADMIN in the namespace", step_exec_guard},
     {Stage::Hostname, "hostname", kKernel, "needs CAP_SYS_ADMIN in the UTS namespace, so before the drop",
      step_hostname},
     {Stage::UserNs2, "second user namespace", kKernel,

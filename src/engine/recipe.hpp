@@ -40,6 +40,7 @@ struct RecipeState {
   std::vector<char*> argv;
   const char* file = nullptr;              // what execvp runs
   const sigset_t* exec_sigmask = nullptr;  // restored right before the exec, or null
+  base::UniqueFd exec_guard;               // the loader guard's binfmt_misc mount, for pid 1 to hold
 };
 
 struct Step {
@@ -87,6 +88,7 @@ base::Status step_switch_ids(RecipeState& st);
 base::Status step_capabilities(RecipeState& st);
 base::Status step_landlock(RecipeState& st);
 base::Status step_exec_allowlist(RecipeState& st);
+base::Status step_exec_guard(RecipeState& st);  // exec_guard.cpp
 base::Status step_block_fd(RecipeState& st);
 base::Status step_cwd(RecipeState& st);
 base::Status step_session(RecipeState& st);

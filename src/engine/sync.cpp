@@ -33,6 +33,7 @@ const char* stage_name(Stage s) {
     case Stage::NoNewPrivs: return "no_new_privs";
     case Stage::Landlock: return "landlock";
     case Stage::LandlockExec: return "exec allowlist";
+    case Stage::ExecGuard: return "loader guard";
     case Stage::Cgroup: return "cgroup";
     case Stage::PidNamespace: return "pid namespace";
     case Stage::SyncPoint: return "sync point";

@@ -45,6 +45,7 @@ enum class Stage : std::int32_t {
   Arguments = 31,
   ConnectFilter = 32,
   Command = 33,
+  ExecGuard = 34,
 };
 
 // The short name used in messages ("setup" for a number no stage has).

@@ -160,6 +160,11 @@ Cause after_userns_cause(const Observations& o, const Step& s) {
         "overlayfs in a user namespace (with userxattr) needs Linux 5.11 or later",
         "only the overlay options (--overlay, --tmp-overlay, --ro-overlay) need it; a newer kernel adds it"};
   }
+  if (s.name == "binfmt_misc")
+    return {s.err == ENODEV ? "the kernel has no binfmt_misc file system"
+                            : "binfmt_misc in a user namespace needs Linux 6.7 or later",
+            "only --shell off needs it, to keep the ELF loader from running programs; without it the dry "
+            "run says the loader stays executable"};
   if (s.name == "mount_setattr" && s.err == ENOSYS)
     return {"mount_setattr needs Linux 5.12" +
                 std::string(f.seccomp_mode == 2 ? " (or a seccomp filter on this process hides it)" : ""),

@@ -113,6 +113,8 @@ void namespace_checks(const Observations& o, Report& r) {
   after("mount_setattr", "mount_setattr", "optional (classic remount fallback)",
         {{"mount_setattr", "mount_setattr"}});
   after("overlay", "overlayfs in a user namespace", "overlay options only", {{"overlay", "mount overlay"}});
+  after("binfmt_misc", "binfmt_misc in a user namespace", "shell off: the loader guard",
+        {{"binfmt_misc", "fsopen binfmt_misc"}});
 }
 
 void seccomp_checks(const Observations& o, Report& r) {

@@ -150,6 +150,22 @@ void overlay_step(StepWriter& w, const std::string& base) {
   w.ok("overlay", "lower, upper and work on tmpfs, userxattr");
 }
 
+// --shell off's loader guard: a binfmt_misc instance of the user namespace's own (Linux 6.7),
+// made and dropped again without being attached anywhere.
+void binfmt_misc_step(StepWriter& w) {
+  w.begin("binfmt_misc");
+  UniqueFd fs(base::raw::fsopen("binfmt_misc", FSOPEN_CLOEXEC));
+  if (!fs.valid()) return (void)w.fail("binfmt_misc", errno, "fsopen binfmt_misc");
+  if (base::raw::fsconfig(fs.get(), FSCONFIG_CMD_CREATE, nullptr, nullptr, 0) != 0)
+    return (void)w.fail("binfmt_misc", errno, "fsconfig create");
+  UniqueFd mnt(base::raw::fsmount(fs.get(), FSMOUNT_CLOEXEC, 0));
+  if (!mnt.valid()) return (void)w.fail("binfmt_misc", errno, "fsmount");
+  struct stat st {};
+  if (::fstatat(mnt.get(), "register", &st, 0) != 0)
+    return (void)w.fail("binfmt_misc", errno, "the instance has no register file");
+  w.ok("binfmt_misc", "an instance of the user namespace's own");
+}
+
 // /proc can only be mounted by a process inside the new PID namespace: its first child.
 void pid_proc_steps(StepWriter& w, const std::string& base) {
   w.begin("pidns");
@@ -217,6 +233,7 @@ void namespaces_trial(StepWriter& w) {
   network_steps(w);
   mount_setattr_step(w, base);
   overlay_step(w, base);
+  binfmt_misc_step(w);
   pid_proc_steps(w, base);
   pivot_step(w, base);
 }

@@ -15,7 +15,7 @@ import sys
 import time
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "helpers"))
-from rftest import SETPRIV, Suite, check, check_eq, fail, kill_pids, require_program  # noqa: E402
+from rftest import SETPRIV, Suite, check, check_eq, fail, kill_pids, require_program, Skip  # noqa: E402
 
 suite = Suite("integration-run")
 EXIT_BELOW_LEVEL, EXIT_TIMEOUT, EXIT_SETUP, EXIT_USAGE = 123, 124, 125, 2
@@ -360,6 +360,87 @@ def shell_off_refuses_memfd_exec(ctx):
                   f"--shell off {level}: an executable memfd is refused: {r.stdout!r} {r.stderr!r}")
     r = e.run(["--", "/usr/bin/python3", "-c", MEMFD_EXEC])
     check("uid=" in r.stdout, f"--shell on: the same copy runs (the test can tell): {r.stdout!r} {r.stderr!r}")
+
+
+LOADER_ATTACK = """
+import os, subprocess, sys
+loader = "/lib64/ld-linux-x86-64.so.2"
+def attempt(name, fn):
+    try:
+        fn()
+        print(f"{name}: ran", flush=True)
+    except OSError as e:
+        print(f"{name}: refused {e.strerror}", flush=True)
+def run(argv):
+    r = subprocess.run(argv, capture_output=True, text=True)
+    if "VIA-LOADER" in r.stdout:
+        return
+    raise OSError(r.returncode, r.stderr.strip() or f"exit {r.returncode}")
+attempt("path", lambda: run([loader, "/bin/echo", "VIA-LOADER"]))
+attempt("usrlib", lambda: run([os.path.realpath(loader), "/bin/echo", "VIA-LOADER"]))
+def by_fd(name, inheritable):
+    fd = os.open(loader, os.O_RDONLY)
+    os.set_inheritable(fd, inheritable)
+    pid = os.fork()
+    if pid == 0:
+        try:
+            os.execve(fd, ["ld.so", "/bin/echo", "VIA-LOADER"], {})
+        except OSError as e:
+            print(f"{name}: refused {e.strerror}", flush=True)
+        os._exit(1)
+    os.waitpid(pid, 0)
+by_fd("fd", True)
+by_fd("fd-cloexec", False)
+def nested():
+    import ctypes
+    libc = ctypes.CDLL(None, use_errno=True)
+    if libc.unshare(0x10000000 | 0x00020000) != 0:  # CLONE_NEWUSER | CLONE_NEWNS
+        raise OSError(ctypes.get_errno(), os.strerror(ctypes.get_errno()))
+attempt("nested-userns", nested)
+r = subprocess.run([sys.executable, "-c", "print('child-python')"], capture_output=True, text=True)
+print(r.stdout.strip() or f"child failed {r.returncode} {r.stderr}", flush=True)
+"""
+
+
+def userns_binfmt_misc():
+    """Linux 6.7 gives each user namespace a binfmt_misc instance of its own (when the kernel has
+    binfmt_misc at all)."""
+    major, minor = (int(x) for x in os.uname().release.split(".")[:2])
+    with open("/proc/filesystems") as f:
+        return (major, minor) >= (6, 7) and any(line.split()[-1] == "binfmt_misc" for line in f)
+
+
+@suite.case()
+def shell_off_refuses_the_loader_as_a_program(ctx):
+    """Landlock cannot tell the ELF loader mapped as the command's interpreter from the loader run
+    as a program, which runs any installed program (ld.so /bin/sh). In the kernel jail the
+    sandbox's own binfmt_misc instance refuses the loader as a program (by path, by its other
+    path, by fd) while every dynamically linked allowed program still starts; with the shell on
+    the same attempts run."""
+    e = Env(ctx)
+    require_program("/usr/bin/python3", "python3", "the loader attack")
+    argv = ["--", "/usr/bin/python3", "-c", LOADER_ATTACK]
+    dry = e.run(["--shell", "off", "--network", "off", "--dry-run"] + argv)
+    guarded = "only as an interpreter, never as a program: /lib64/ld-linux-x86-64.so.2" in dry.stdout
+    if not userns_binfmt_misc():
+        check(not guarded and "the ELF loader may be executed" in dry.stdout,
+              f"without binfmt_misc in user namespaces the dry run says the loader is not guarded: {dry.stdout!r}")
+        raise Skip("this kernel has no binfmt_misc for user namespaces (Linux 6.7)")
+    check(guarded, f"the dry run says the loader is guarded: {dry.stdout!r}")
+    r = e.run(["--shell", "off", "--network", "off"] + argv)
+    out = r.stdout
+    check("VIA-LOADER" not in out and "ran" not in out, f"the loader ran a program: {out!r} {r.stderr!r}")
+    for name in ("path", "usrlib", "fd"):
+        check(f"{name}: refused Permission denied" in out,
+              f"shell off: the loader as a program ({name}) is refused with EACCES: {out!r} {r.stderr!r}")
+    # binfmt_misc cannot hand a close-on-exec descriptor to an interpreter: ENOENT.
+    check("fd-cloexec: refused" in out, f"shell off: the loader by a close-on-exec fd is refused: {out!r}")
+    check("nested-userns: refused" in out, f"a nested user namespace (no guard there) is refused: {out!r}")
+    check("child-python" in out, f"a dynamically linked allowed program still starts: {out!r} {r.stderr!r}")
+    r = e.run(["--network", "off"] + argv)
+    check("path: ran" in r.stdout and "fd: refused" not in r.stdout and "fd-cloexec: refused" not in r.stdout,
+          f"shell on: the same attempts run a program through the loader (the test can tell): "
+          f"{r.stdout!r} {r.stderr!r}")
 
 
 @suite.case()

@@ -180,6 +180,35 @@ TEST_CASE("run plan: the seccomp profile is compiled by its own step") {
   CHECK(whole->spec.seccomp.front().bytes == plan->spec.seccomp.front().bytes);
 }
 
+TEST_CASE("shell off: the kernel jail guards the command's ELF loader where binfmt_misc allows it") {
+  Tree t;
+  RunOptions o = options(t);
+  o.shell = "off";
+  o.command = {"/bin/sh"};
+  HostFacts h = host(Level::Kernel);
+  h.userns_binfmt_misc = true;
+  auto plan = rf::cli::plan_run(o, h, t.snapshot());
+  REQUIRE_MESSAGE(plan, (plan ? "" : plan.error().message()));
+  REQUIRE(plan->loaders_guarded.size() == 1);
+  REQUIRE(plan->spec.refuse_exec_headers.size() == 1);
+  const std::string& head = plan->spec.refuse_exec_headers.front();
+  CHECK(head.size() == 128);
+  CHECK(head.compare(0, 4, "\x7f" "ELF") == 0);
+  CHECK_FALSE(has_note(*plan, "the ELF loader may be executed"));
+  // Without binfmt_misc in user namespaces, or at the landlock level: said, not guarded.
+  h.userns_binfmt_misc = false;
+  plan = rf::cli::plan_run(o, h, t.snapshot());
+  REQUIRE(plan);
+  CHECK(plan->spec.refuse_exec_headers.empty());
+  CHECK(has_note(*plan, "this kernel has no binfmt_misc for user namespaces"));
+  h = host(Level::Landlock);
+  h.userns_binfmt_misc = true;
+  plan = rf::cli::plan_run(o, h, t.snapshot());
+  REQUIRE(plan);
+  CHECK(plan->spec.refuse_exec_headers.empty());
+  CHECK(has_note(*plan, "the landlock level has no user namespace to guard it in"));
+}
+
 TEST_CASE("agent walk: a file, a directory, a link, a missing entry and a copy, decided once") {
   Tree t;
   t.claude_home();

@@ -74,6 +74,7 @@ TEST_CASE("recipe: the kernel jail's order") {
                                          "new root",
                                          "filesystem",
                                          "pivot_root",
+                                         "loader guard",
                                          "hostname",
                                          "second user namespace",
                                          "nested user namespace",

@@ -73,6 +73,7 @@ struct RunPlan {
   std::vector<std::string> notes;         // what is not enforced, and why
   std::vector<std::string> limits;        // each --limit and what enforces it
   std::vector<std::string> exec_allowed;  // shell off: the only files that may be executed
+  std::vector<std::string> loaders_guarded;  // shell off, kernel jail: loaders run only as interpreters
   bool dry_run = false;
   std::optional<presets::Level> required;  // --require / the profile file's `require`
   std::string level_reason;                // why the level is below the preset's aim
@@ -87,6 +88,9 @@ struct RunPlan {
 // only decides with it.
 struct HostFacts {
   int landlock_abi = 0;  // 0: no Landlock
+  // A user namespace may have a binfmt_misc instance of its own (Linux 6.7): the kernel jail
+  // can then keep the ELF loader from running as a program under --shell off.
+  bool userns_binfmt_misc = false;
   // The highest level this host reaches, with the network on and off (off needs a network
   // namespace), and why not higher.
   presets::Level level_network_on = presets::Level::Kernel;

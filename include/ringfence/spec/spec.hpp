@@ -208,6 +208,12 @@ struct Spec {
   // may be executed, enforced with Landlock's execute right.
   bool restrict_exec = false;
   std::vector<std::string> exec_allow;
+  // Kernel jail, shell off: files that begin with one of these byte strings (the first bytes of
+  // the command's ELF loaders, 1 to 128 bytes each) cannot be executed as programs: a
+  // binfmt_misc handler of the sandbox's own user namespace fails their exec with EACCES, while
+  // the kernel still maps them as the interpreter of the command (Linux 6.7: binfmt_misc in a
+  // user namespace). The handler replaces the host's binfmt_misc entries in the sandbox.
+  std::vector<std::string> refuse_exec_headers;
   // The soft jail, where namespaces are not available or not wanted: no namespace and no
   // filesystem op; only the environment, chdir, rlimits, no_new_privs and seccomp apply, and
   // the launcher (a subreaper) kills whatever the command leaves behind.
