@@ -258,25 +258,16 @@ Status add_home(RunPlan& plan, const presets::AgentProfile& agent) {
 }
 
 Status add_soft_home(RunPlan& plan, const presets::AgentProfile& agent) {
-  const std::string& real_home = plan.home_inside;  // the caller's home (HostSnapshot::home)
-  for (const auto& c : agent.config) {
-    std::string host = real_home + "/" + c.path;
-    struct stat st {};
-    if (::stat(host.c_str(), &st) != 0) {
-      if (c.optional) continue;
-      return base::errno_error("agent " + agent.name + " needs " + host);
-    }
-    if (S_ISDIR(st.st_mode)) {
-      // Only top-level entries: a link inside a linked directory would be made in the host's.
-      if (c.path.find('/') == std::string::npos) plan.soft_agent_dirs.push_back(c.path);
-    } else {
-      // A private copy, never written back (agents replace such files, and the host's next
-      // session trusts what is in them).
-      if (c.transfer == presets::Transfer::Copy)
-        plan.copies.push_back({host, c.path, false});
-      else if (c.path.find('/') == std::string::npos)
-        plan.soft_agent_dirs.push_back(c.path);
-    }
+  // The same walk as the other levels; only the top-level entries matter here: each is linked
+  // into the throwaway HOME (an entry inside a linked directory is there already), or copied.
+  // Nothing is protected at this level, so the walk's notes about nested entries do not apply.
+  RF_TRY_ASSIGN(items, walk_agent_config(agent, plan.home_inside));  // the caller's home
+  for (const auto& item : items) {
+    if (!item.parent.empty()) continue;
+    if (item.decision == AgentDecision::Copy)
+      plan.copies.push_back({item.host, item.config->path, false});
+    else if (item.decision == AgentDecision::Grant && item.config->path.find('/') == std::string::npos)
+      plan.soft_agent_dirs.push_back(item.config->path);
   }
   return {};
 }

@@ -3,11 +3,11 @@
 // allows exactly those files; what lies outside every Landlock hierarchy (a memfd) is made
 // non-executable, and what Landlock cannot refuse (the ELF loader run as a program) is refused
 // by binfmt_misc in the kernel jail and said elsewhere.
+#include <fcntl.h>
 #include <linux/audit.h>
 #include <linux/filter.h>
 #include <linux/seccomp.h>
 #include <sys/syscall.h>
-#include <fcntl.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -123,10 +123,11 @@ base::Status restrict_shell(RunPlan& plan, const HostFacts& host, const HostSnap
     return {};
   }
   plan.notes.push_back(
-      "shell off: not enforced: the ELF loader may be executed (it is the interpreter of " + files.front() + "), " +
+      "shell off: not enforced: the ELF loader may be executed (it is the interpreter of " + files.front() +
+      "), " +
       (plan.level == presets::Level::Kernel ? "this kernel has no binfmt_misc for user namespaces (Linux 6.7)"
-                                             : "the " + std::string(presets::level_name(plan.level)) +
-                                                   " level has no user namespace to guard it in") +
+                                            : "the " + std::string(presets::level_name(plan.level)) +
+                                                  " level has no user namespace to guard it in") +
       ", so a program already installed can be run through it (ld.so PROGRAM); a static command leaves no "
       "loader executable");
   return {};

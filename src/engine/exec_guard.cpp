@@ -34,7 +34,8 @@ std::string hex_escaped(const std::string& bytes) {
 }
 
 base::Error guard_error(const base::Error& e) {
-  if (e.code() == ENODEV) return e.reworded("binfmt_misc is not available in this kernel (modprobe binfmt_misc)");
+  if (e.code() == ENODEV)
+    return e.reworded("binfmt_misc is not available in this kernel (modprobe binfmt_misc)");
   if (e.code() == EPERM || e.code() == EINVAL)
     return e.reworded("binfmt_misc cannot be mounted in a user namespace here (it takes Linux 6.7)");
   return e.reworded("Can't make the sandbox's binfmt_misc instance");
@@ -51,13 +52,15 @@ base::Status step_exec_guard(RecipeState& st) {
   auto fs = base::fsopen("binfmt_misc", FSOPEN_CLOEXEC);
   if (!fs) return guard_error(fs.error());
   if (auto s = base::fsconfig(fs->get(), FSCONFIG_CMD_CREATE); !s) return guard_error(s.error());
-  auto mnt = base::fsmount(fs->get(), FSMOUNT_CLOEXEC, MOUNT_ATTR_NOEXEC | MOUNT_ATTR_NOSUID | MOUNT_ATTR_NODEV);
+  auto mnt =
+      base::fsmount(fs->get(), FSMOUNT_CLOEXEC, MOUNT_ATTR_NOEXEC | MOUNT_ATTR_NOSUID | MOUNT_ATTR_NODEV);
   if (!mnt) return guard_error(mnt.error());
   base::UniqueFd reg(::openat(mnt->get(), "register", O_WRONLY | O_CLOEXEC));
   if (!reg.valid()) return base::errno_error("Can't open binfmt_misc's register file");
   for (std::size_t i = 0; i < headers.size(); ++i) {
     // :name:type:offset:magic:mask:interpreter:flags, one write per entry.
-    const std::string entry = ":ringfence-loader-" + std::to_string(i) + ":M:0:" + hex_escaped(headers[i]) + "::/:";
+    const std::string entry =
+        ":ringfence-loader-" + std::to_string(i) + ":M:0:" + hex_escaped(headers[i]) + "::/:";
     const ssize_t n = ::write(reg.get(), entry.data(), entry.size());
     if (n != static_cast<ssize_t>(entry.size()))
       return base::errno_error("Can't register the loader guard with binfmt_misc");

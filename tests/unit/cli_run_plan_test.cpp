@@ -193,7 +193,9 @@ TEST_CASE("shell off: the kernel jail guards the command's ELF loader where binf
   REQUIRE(plan->spec.refuse_exec_headers.size() == 1);
   const std::string& head = plan->spec.refuse_exec_headers.front();
   CHECK(head.size() == 128);
-  CHECK(head.compare(0, 4, "\x7f" "ELF") == 0);
+  CHECK(head.compare(0, 4,
+                     "\x7f"
+                     "ELF") == 0);
   CHECK_FALSE(has_note(*plan, "the ELF loader may be executed"));
   // Without binfmt_misc in user namespaces, or at the landlock level: said, not guarded.
   h.userns_binfmt_misc = false;

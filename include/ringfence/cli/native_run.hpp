@@ -68,11 +68,11 @@ struct RunPlan {
   };
   std::vector<Autorun> autorun_before;
   bool autorun_scanned = false;
-  std::vector<std::string> dropped_env;   // names only
-  std::vector<std::string> masked;        // paths hidden in the project and on system paths
-  std::vector<std::string> notes;         // what is not enforced, and why
-  std::vector<std::string> limits;        // each --limit and what enforces it
-  std::vector<std::string> exec_allowed;  // shell off: the only files that may be executed
+  std::vector<std::string> dropped_env;      // names only
+  std::vector<std::string> masked;           // paths hidden in the project and on system paths
+  std::vector<std::string> notes;            // what is not enforced, and why
+  std::vector<std::string> limits;           // each --limit and what enforces it
+  std::vector<std::string> exec_allowed;     // shell off: the only files that may be executed
   std::vector<std::string> loaders_guarded;  // shell off, kernel jail: loaders run only as interpreters
   bool dry_run = false;
   std::optional<presets::Level> required;  // --require / the profile file's `require`
