@@ -1,12 +1,16 @@
 // SPDX-License-Identifier: LGPL-2.1-or-later
 // The throwaway HOME of `ringfence run` on the host: made and filled before the start (with the
 // entries the plan found missing), copied back and removed after the run.
+#include <dirent.h>
 #include <fcntl.h>
+#include <stdio.h>
+#include <sys/file.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
 #include <algorithm>
 #include <cerrno>
+#include <ctime>
 
 #include "ringfence/base/paths.hpp"
 #include "ringfence/base/remove_tree.hpp"
@@ -74,6 +78,56 @@ Status make_agent_entries(RunPlan& plan) {
   return {};
 }
 
+// A run's scratch directory (prefix "home" or "tmp"), locked for the launcher's life: made
+// under a temporary name, locked (flock on the directory itself, CLOEXEC, so the sandbox never
+// holds it), then renamed to its final name without replacing anything. So a directory with a
+// final name is locked from its first moment, and one whose lock can be taken has no launcher.
+Status make_locked_dir(const std::string& base_dir, const std::string& prefix, std::string& path,
+                       base::UniqueFd& lock) {
+  std::string tmpl = base_dir + "/new-XXXXXX";
+  if (::mkdtemp(tmpl.data()) == nullptr) return base::errno_error("mkdtemp " + tmpl);
+  lock.reset(::open(tmpl.c_str(), O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC));
+  if (!lock.valid() || ::flock(lock.get(), LOCK_EX | LOCK_NB) != 0) {
+    Status e = base::errno_error("cannot lock " + tmpl);
+    ::rmdir(tmpl.c_str());
+    return e;
+  }
+  const std::string suffix = tmpl.substr(tmpl.size() - 6);
+  for (int attempt = 0;; ++attempt) {
+    path = base_dir + "/" + prefix + "-" + suffix + (attempt ? "-" + std::to_string(attempt) : "");
+    if (::renameat2(AT_FDCWD, tmpl.c_str(), AT_FDCWD, path.c_str(), RENAME_NOREPLACE) == 0) return {};
+    if (errno != EEXIST || attempt == 100) {
+      Status e = base::errno_error("cannot rename " + tmpl + " to " + path);
+      ::rmdir(tmpl.c_str());
+      return e;
+    }
+  }
+}
+
+// What runs whose launcher was killed left in base_dir: every home-* and tmp-* of ours whose
+// lock is free, and new-* (killed between mkdtemp and rename) older than an hour. kept-home-*
+// (--keep-home) stays. Best effort and silent: what cannot be removed now is tried next time.
+void remove_stale_dirs(const std::string& base_dir, uid_t uid) {
+  base::UniqueFd dir(::open(base_dir.c_str(), O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC));
+  if (!dir.valid()) return;
+  DIR* d = ::fdopendir(::fcntl(dir.get(), F_DUPFD_CLOEXEC, 0));
+  if (d == nullptr) return;
+  std::vector<std::string> stale;
+  const time_t hour_ago = ::time(nullptr) - 3600;
+  while (const dirent* e = ::readdir(d)) {
+    const std::string name = e->d_name;
+    const bool locked_kind = name.starts_with("home-") || name.starts_with("tmp-");
+    if (!locked_kind && !name.starts_with("new-")) continue;
+    base::UniqueFd fd(::openat(dir.get(), name.c_str(), O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC));
+    struct stat st {};
+    if (!fd.valid() || ::fstat(fd.get(), &st) != 0 || st.st_uid != uid) continue;
+    if (locked_kind ? ::flock(fd.get(), LOCK_EX | LOCK_NB) == 0 : st.st_mtime < hour_ago)
+      stale.push_back(base_dir + "/" + name);
+  }
+  ::closedir(d);
+  for (const auto& p : stale) (void)base::remove_tree(p);
+}
+
 }  // namespace
 
 ThrowawayHome::ThrowawayHome(RunPlan& plan, const HostSnapshot& host)
@@ -100,9 +154,10 @@ Status ThrowawayHome::prepare() {
   RF_TRY(make_agent_entries(plan));
   if (plan.settings.project_writable) scan_autorun(plan);
   RF_TRY(make_dir(base_dir, 0700, uid_));
-  std::string tmpl = base_dir + "/home-XXXXXX";
-  if (::mkdtemp(tmpl.data()) == nullptr) return base::errno_error("mkdtemp " + tmpl);
-  plan.home_host = tmpl;
+  remove_stale_dirs(base_dir, uid_);
+  RF_TRY(
+      make_locked_dir(base_dir, plan.settings.keep_home ? "kept-home" : "home", plan.home_host, home_lock_));
+  if (plan.settings.keep_home) home_lock_.reset();  // a kept HOME is never stale
   for (auto& o : plan.spec.fs_ops)
     if (o.kind == spec::OpKind::Bind && o.source.empty() && o.dest == plan.home_inside)
       o.source = plan.home_host;
@@ -113,7 +168,11 @@ Status ThrowawayHome::prepare() {
     for (const auto& d : plan.soft_agent_dirs)
       if (real_home_ && ::symlink((*real_home_ + "/" + d).c_str(), (plan.home_host + "/" + d).c_str()) != 0)
         return base::errno_error("cannot link " + d + " into " + plan.home_host);
-    if (plan.spec.landlock) RF_TRY(prepare_landlock_home(plan));
+    if (plan.spec.landlock) {
+      std::string tmp_dir;
+      RF_TRY(make_locked_dir(base_dir, "tmp", tmp_dir, tmp_lock_));
+      RF_TRY(prepare_landlock_home(plan, tmp_dir));
+    }
     spec::ConnectPolicy& cp = plan.spec.supervision.connect;
     if (cp.restrict_unix_paths) {
       cp.unix_path_allow.push_back(plan.home_host);

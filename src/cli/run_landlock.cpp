@@ -241,7 +241,7 @@ Status add_landlock_jail(RunPlan& plan, const RunOptions& opts, const presets::A
   return {};
 }
 
-Status prepare_landlock_home(RunPlan& plan) {
+Status prepare_landlock_home(RunPlan& plan, const std::string& tmp_dir) {
   for (const auto& d : plan.home_dirs) {
     std::string p = plan.home_host + "/" + d;
     if (::mkdir(p.c_str(), 0700) != 0 && errno != EEXIST) return base::errno_error("mkdir " + p);
@@ -250,9 +250,7 @@ Status prepare_landlock_home(RunPlan& plan) {
     std::string p = plan.home_host + "/" + rel;
     if (::symlink(host.c_str(), p.c_str()) != 0) return base::errno_error("cannot link " + host + " at " + p);
   }
-  std::string tmpl = base::parent(plan.home_host) + "/tmp-XXXXXX";
-  if (::mkdtemp(tmpl.data()) == nullptr) return base::errno_error("mkdtemp " + tmpl);
-  plan.tmp_host = tmpl;
+  plan.tmp_host = tmp_dir;
   rule(plan, plan.home_host, kR | kW | kX, false);
   rule(plan, plan.tmp_host, kR | kW | kX, false);
   plan.spec.env_ops.push_back({spec::EnvOp::Kind::Set, "TMPDIR", plan.tmp_host});

@@ -13,8 +13,8 @@ namespace rf::cli {
 base::Status add_landlock_jail(RunPlan& plan, const RunOptions& opts, const presets::AgentProfile& agent,
                                int landlock_abi, const std::string& cwd);
 
-// In ThrowawayHome::prepare, once the throwaway HOME exists: its directories and links, the private
-// TMPDIR, and the rules for both.
-base::Status prepare_landlock_home(RunPlan& plan);
+// In ThrowawayHome::prepare, once the throwaway HOME and the private TMPDIR (tmp_dir) exist: the
+// HOME's directories and links, TMPDIR, and the rules for both.
+base::Status prepare_landlock_home(RunPlan& plan, const std::string& tmp_dir);
 
 }  // namespace rf::cli

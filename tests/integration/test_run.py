@@ -106,6 +106,52 @@ def project_writable_home_absent(ctx):
     check(r.stderr.startswith("ringfence: level kernel"), f"the level line: {r.stderr!r}")
 
 
+def scratch_dirs(e):
+    d = os.path.join(e.runtime, "ringfence")
+    return sorted(os.listdir(d)) if os.path.isdir(d) else []
+
+
+@suite.case()
+def killed_launcher_leaves_nothing_for_long(ctx):
+    """A launcher killed with SIGKILL cannot remove its throwaway HOME and TMPDIR; the next run
+    does (each is locked while its launcher lives), while the directories of a run still going
+    and a --keep-home HOME stay."""
+    e = Env(ctx)
+    e.env["XDG_RUNTIME_DIR"] = e.runtime
+    argv = [ctx.h.target, "run", "--level", "landlock", "--network", "off", "--", "sleep", "30"]
+    full = (SETPRIV if ctx.user == "unpriv" else []) + argv
+    victim = subprocess.Popen(full, cwd=e.project, env=dict(e.env), stdout=subprocess.DEVNULL,
+                              stderr=subprocess.DEVNULL, start_new_session=True)
+    try:
+        deadline = time.time() + 10
+        while time.time() < deadline and not any(n.startswith("tmp-") for n in scratch_dirs(e)):
+            time.sleep(0.05)
+        left = [n for n in scratch_dirs(e) if n.startswith(("home-", "tmp-"))]
+        check(any(n.startswith("home-") for n in left) and any(n.startswith("tmp-") for n in left),
+              f"the running sandbox has its HOME and TMPDIR: {left}")
+        # A second run while the first goes on: the first's directories are not touched.
+        r = e.run(["--keep-home", "--", "true"])
+        check_eq(r.returncode, 0, f"a run beside the first: {r.stderr}")
+        now = scratch_dirs(e)
+        check(all(n in now for n in left), f"a live run's directories stay: {left} -> {now}")
+        kept = [n for n in now if n.startswith("kept-home-")]
+        check_eq(len(kept), 1, f"--keep-home keeps its HOME under its own name: {now}")
+        os.killpg(victim.pid, signal.SIGKILL)
+    finally:
+        try:
+            os.killpg(victim.pid, signal.SIGKILL)
+        except ProcessLookupError:
+            pass
+        victim.wait()
+    check(all(n in scratch_dirs(e) for n in left), f"SIGKILL left the directories behind: {scratch_dirs(e)}")
+    r = e.run(["--", "true"])
+    check_eq(r.returncode, 0, f"the next run: {r.stderr}")
+    after = scratch_dirs(e)
+    check(not any(n in after for n in left), f"the next run removed what the killed one left: {after}")
+    check(kept[0] in after, f"the kept HOME stays: {after}")
+    check_eq([n for n in after if n.startswith(("home-", "tmp-", "new-"))], [], "no other scratch directory is left")
+
+
 @suite.case()
 def secrets_masked(ctx):
     e = Env(ctx)

@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "ringfence/base/result.hpp"
+#include "ringfence/base/unique_fd.hpp"
 #include "ringfence/cli/host_snapshot.hpp"
 #include "ringfence/cli/native.hpp"
 #include "ringfence/presets/presets.hpp"
@@ -118,7 +119,8 @@ base::Result<RunPlan> plan_run(const RunOptions& opts, const HostFacts& host);
 // sandbox exists and added after the programs planning put first (--shell off's memfd filter).
 base::Status compile_plan_seccomp(RunPlan& plan);
 
-// The throwaway HOME of a plan, owned: prepare() makes a fresh 0700 directory (under
+// The throwaway HOME of a plan, owned: prepare() removes what runs whose launcher was killed
+// left there, then makes a fresh 0700 directory (under
 // $XDG_RUNTIME_DIR/ringfence or /tmp/ringfence-UID) with the agent's copied files in it and sets
 // plan.home_host and the HOME bind (and the missing git and agent entries, the autorun scan);
 // finish() copies changed agent files back, then removes the directory (unless kept) and the
@@ -140,6 +142,9 @@ private:
   std::optional<std::string> real_home_;    // $HOME as given: the soft jail's links point there
   uid_t uid_ = 0;
   bool finished_ = false;
+  // flock(2)s on the HOME and TMPDIR directories, held while the launcher lives: a directory
+  // with a final name whose lock is free lost its launcher (SIGKILL), and the next run removes it.
+  base::UniqueFd home_lock_, tmp_lock_;
 };
 // After the run: one line per file of the project that a host tool runs later (a git
 // repository below the top, .git/commondir, .envrc, editor tasks, CI...) made or changed
