@@ -14,6 +14,8 @@
 #include <vector>
 
 #include "ringfence/net/decision.hpp"
+#include "ringfence/net/dns.hpp"
+#include "ringfence/net/hosts.hpp"
 
 namespace {
 
@@ -102,10 +104,26 @@ void fuzz_text(std::string_view text) {
   }
 }
 
+// The egress allowlist's parsers: DNS messages (a reply built for every query must parse as a
+// response with the same question), host rules, and the names in a stream's first bytes.
+void fuzz_egress(std::string_view in) {
+  if (auto q = rf::net::dns::parse_query(in)) {
+    auto r = rf::net::dns::parse_response(rf::net::dns::reply(in, *q, rf::net::dns::kNxDomain));
+    if (!r || r->name != q->name || r->id != q->id || !r->answers.empty()) __builtin_trap();
+  }
+  if (auto r = rf::net::dns::parse_response(in)) (void)rf::net::dns::addresses_for(*r, r->name);
+  if (auto h = parse_host_rule(in)) {
+    if (!name_matches(*h, h->wildcard ? "x." + h->name : h->name)) __builtin_trap();
+  }
+  (void)tls_server_name(in);
+  (void)http_host(in);
+}
+
 }  // namespace
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
   fuzz_decode(data, size);
   fuzz_text(std::string_view(reinterpret_cast<const char*>(data), size));
+  fuzz_egress(std::string_view(reinterpret_cast<const char*>(data), size));
   return 0;
 }
