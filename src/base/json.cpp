@@ -189,7 +189,7 @@ private:
       if (i_ >= t_.size() || t_[i_++] != ':') return fail("expected :");
       Value item;
       if (!value(item, depth + 1)) return false;
-      v.object.emplace_back(std::move(key), std::move(item));
+      v.object.push_back(Member{std::move(key), std::move(item)});
       space();
       if (i_ >= t_.size()) return fail("unterminated object");
       char c = t_[i_++];

@@ -13,13 +13,15 @@
 
 namespace rf::base::json {
 
+struct Member;
+
 struct Value {
   enum class Type { Null, Bool, Number, String, Array, Object } type = Type::Null;
   bool boolean = false;
   double number = 0;
   std::string string;
   std::vector<Value> array;
-  std::vector<std::pair<std::string, Value>> object;
+  std::vector<Member> object;  // in the text's order
 
   // The member called key, or nullptr (also when this is not an object).
   [[nodiscard]] const Value* get(std::string_view key) const;
@@ -27,6 +29,12 @@ struct Value {
   [[nodiscard]] std::string str(std::string_view key) const;
   // The member's number, or fallback when it is missing or not a number.
   [[nodiscard]] double num(std::string_view key, double fallback) const;
+};
+
+// An object's member (a struct rather than a pair, which cannot hold the incomplete Value).
+struct Member {
+  std::string key;
+  Value value;
 };
 
 base::Result<Value> parse(std::string_view text);
