@@ -312,7 +312,7 @@ void MaskWatch::stop_helper() {
   helper_sock_.reset();
   if (helper_ > 0) {
     ::kill(helper_, SIGKILL);
-    while (::waitpid(helper_, nullptr, 0) < 0 && errno == EINTR) {}
+    (void)base::raw::wait_pid(helper_, nullptr);
     helper_ = -1;
   }
 }
