@@ -237,6 +237,8 @@ bool is_native_command(const std::string& a) {
 }
 
 int run(int argc, char** argv) {
+  // Every diagnostic line, the engine threads' too, goes to stderr through the one sink.
+  rf::base::log::set_sink(rf::base::log::stderr_sink());
   std::string_view argv0 = argc > 0 && argv[0] ? argv[0] : "ringfence";
   std::vector<std::string> args;
   for (int i = 1; i < argc; ++i) args.emplace_back(argv[i]);
