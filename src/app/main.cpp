@@ -102,7 +102,7 @@ int run_native_run(const rf::cli::RunOptions& opts) {
     if (auto s = rf::cli::compile_plan_seccomp(*plan); !s) plan = s.error();
   }
   if (!plan) {
-    log::error(plan.error().describe());
+    log::error(plan.error().describe_with_cause());
     return rf::cli::kExitSetup;
   }
   if (plan->dry_run) {
@@ -127,7 +127,7 @@ int run_native_run(const rf::cli::RunOptions& opts) {
   std::vector<std::string> not_removed;
   rf::cli::ThrowawayHome home(*plan, snapshot);
   if (auto h = home.prepare(); !h) {
-    log::error(h.error().describe());
+    log::error(h.error().describe_with_cause());
     (void)home.finish(not_removed);
     report_not_removed(not_removed);
     return rf::cli::kExitSetup;
@@ -136,18 +136,18 @@ int run_native_run(const rf::cli::RunOptions& opts) {
   // and the dropped credentials in it must not be readable by the command.
   snapshot.forget_environment();
   if (auto s = rf::engine::seal_launcher(); !s) {
-    log::error("cannot clear the launcher's environment: " + s.error().describe());
+    log::error("cannot clear the launcher's environment: " + s.error().describe_with_cause());
     (void)home.finish(not_removed);
     report_not_removed(not_removed);
     return rf::cli::kExitSetup;
   }
   auto r = rf::engine::run_sandbox(plan->spec);
-  if (auto h = home.finish(not_removed); !h) log::warning(h.error().describe());
+  if (auto h = home.finish(not_removed); !h) log::warning(h.error().describe_with_cause());
   report_not_removed(not_removed);
   for (const auto& w : rf::cli::autorun_warnings(*plan)) log::warning(w);
   if (plan->settings.keep_home) log::info("home kept at " + plan->home_host);
   if (!r) {
-    log::error(r.error().describe());
+    log::error(r.error().describe_with_cause());
     return rf::cli::kExitSetup;
   }
   if (r->timed_out) {
@@ -169,7 +169,7 @@ int run_native_preset(const rf::cli::PresetCommand& cmd) {
   }
   auto p = rf::presets::preset_by_name(cmd.name);
   if (!p) {
-    rf::base::log::error(p.error().describe());
+    rf::base::log::error(p.error().describe_with_cause());
     return rf::cli::kExitUsage;
   }
   print_to(stdout, rf::presets::describe(*p));
@@ -202,7 +202,7 @@ int run_native_verify(const rf::cli::VerifyCommand& cmd) {
   o.attack_program = cmd.attack_program;
   auto r = rf::verify::run(o, host);
   if (!r) {
-    log::error("verify: " + r.error().describe());
+    log::error("verify: " + r.error().describe_with_cause());
     return rf::cli::kExitSetup;
   }
   if (r->interrupted_by) {
@@ -217,7 +217,7 @@ int run_native_verify(const rf::cli::VerifyCommand& cmd) {
 int run_native(const std::vector<std::string>& args) {
   auto cmd = rf::cli::parse_native(args);
   if (!cmd) {
-    rf::base::log::error(cmd.error().describe() + " (see 'ringfence --help')");
+    rf::base::log::error(cmd.error().describe_with_cause() + " (see 'ringfence --help')");
     return rf::cli::kExitUsage;
   }
   switch (cmd->kind) {
@@ -239,6 +239,8 @@ bool is_native_command(const std::string& a) {
 }
 
 int run(int argc, char** argv) {
+  // Every diagnostic line, the engine threads' too, goes to stderr through the one sink.
+  rf::base::log::set_sink(rf::base::log::stderr_sink());
   std::string_view argv0 = argc > 0 && argv[0] ? argv[0] : "ringfence";
   std::vector<std::string> args;
   for (int i = 1; i < argc; ++i) args.emplace_back(argv[i]);

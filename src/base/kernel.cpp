@@ -7,6 +7,7 @@
 #include <sched.h>
 #include <signal.h>
 #include <sys/syscall.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include <cerrno>
@@ -68,6 +69,14 @@ pid_t getppid_marked(unsigned long marker) noexcept {
   return static_cast<pid_t>(kernel_ret(::syscall(SYS_getppid, marker)));
 }
 
+pid_t wait_pid(pid_t pid, int* status, int options) noexcept {
+  pid_t r;
+  do {
+    r = ::waitpid(pid, status, options);
+  } while (r < 0 && errno == EINTR);
+  return r < 0 ? -errno : r;
+}
+
 long keyctl(int op, unsigned long arg2, unsigned long arg3, unsigned long arg4, unsigned long arg5) noexcept {
   long r = ::syscall(SYS_keyctl, op, arg2, arg3, arg4, arg5);
   return r < 0 ? -errno : r;
@@ -107,6 +116,12 @@ Result<UniqueFd> seccomp_set_filter(unsigned flags, const sock_fprog& prog) {
   int r = raw::seccomp(SECCOMP_SET_MODE_FILTER, flags, &prog);
   if (r < 0) return Error(-r, "seccomp(SECCOMP_SET_MODE_FILTER)");
   return (flags & SECCOMP_FILTER_FLAG_NEW_LISTENER) != 0 ? UniqueFd(r) : UniqueFd();
+}
+
+Result<int> wait_pid(pid_t pid) {
+  int status = 0;
+  if (pid_t r = raw::wait_pid(pid, &status); r < 0) return Error(-r, "waitpid " + std::to_string(pid));
+  return status;
 }
 
 Result<long> keyctl(int op, unsigned long arg2, unsigned long arg3, unsigned long arg4, unsigned long arg5) {

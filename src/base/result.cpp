@@ -29,7 +29,8 @@ Error Error::reworded(std::string message) const {
 
 std::string Error::describe_with_cause() const {
   std::string d = describe();
-  if (!cause_.empty() && cause_ != message_) d += " [" + cause_ + "]";
+  // Only when it adds something: a rewording often repeats the old message already.
+  if (!cause_.empty() && message_.find(cause_) == std::string::npos) d += " [" + cause_ + "]";
   return d;
 }
 

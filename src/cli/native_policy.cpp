@@ -22,7 +22,7 @@ void out(const std::string& s) {
 }
 
 int fail(const base::Error& e) {
-  base::log::error(e.describe());
+  base::log::error(e.describe_with_cause());
   return kExitUsage;
 }
 

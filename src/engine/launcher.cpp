@@ -415,9 +415,11 @@ Result<Outcome> run_sandbox(const spec::Spec& spec) {
   notify_child.reset();
   go_rd.reset();
   if (cgroup) cgroup->close_procs_fds();
+  pid_wr.reset();
   // Masks for names created later: the sandbox's user and mount namespaces are opened now,
   // while the child waits at sync point 1 (later a non-dumpable process's /proc entries are
-  // closed to an unprivileged launcher), then watched until the sandbox has ended.
+  // closed to an unprivileged launcher), then watched until the sandbox has ended. The watch
+  // forks its helper first: no launcher thread runs yet (the supervisor's start in monitor()).
   std::unique_ptr<MaskWatch> late_masks;
   if (want_late_masks) {
     base::UniqueFd mntns(::open(("/proc/" + std::to_string(pid) + "/ns/mnt").c_str(), O_RDONLY | O_CLOEXEC));
@@ -432,7 +434,6 @@ Result<Outcome> run_sandbox(const spec::Spec& spec) {
                          "; names created after the start are not hidden");
     }
   }
-  pid_wr.reset();
   auto abandon = [&pid](Status s) -> Result<Outcome> {
     ::kill(pid, SIGKILL);
     (void)wait_child(pid);

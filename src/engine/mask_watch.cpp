@@ -40,10 +40,11 @@ std::string join_rel(const std::string& dir, const char* name) {
 
 // ---- the helper, inside the sandbox's user and mount namespaces --------------------------------
 
-// One request: is_dir byte + the relative path; one answer: an errno (0 = covered or nothing to do).
-// The helper is forked from the threaded launcher: the kernel calls are the child-safe ones,
-// which leave errno set.
-int cover_in_sandbox(const spec::LateMasks& masks, const std::string& rel, bool is_dir) {
+// One request: a kind byte ('d' a directory, 'f' a file, then the relative path; 'e' to enter
+// the sandbox's namespaces); one answer: an errno (0 = done or nothing to do).
+// The helper is forked before the launcher starts any thread, and keeps to async-signal-safe
+// calls all the same (no allocation: `rel` is a NUL-terminated buffer of the caller's).
+int cover_in_sandbox(const spec::LateMasks& masks, const char* rel, bool is_dir) {
   int first_error = 0;
   for (const auto& top : masks.sandbox_dirs) {
     base::UniqueFd dir(::open(top.c_str(), O_PATH | O_DIRECTORY | O_CLOEXEC));
@@ -53,7 +54,7 @@ int cover_in_sandbox(const spec::LateMasks& masks, const std::string& rel, bool 
     const auto how = base::OpenHow()
                          .flags(O_PATH | O_CLOEXEC | O_NOFOLLOW)
                          .resolve(RESOLVE_BENEATH | RESOLVE_NO_SYMLINKS | RESOLVE_NO_MAGICLINKS);
-    base::UniqueFd target(base::raw::openat2(dir.get(), rel.c_str(), how));
+    base::UniqueFd target(base::raw::openat2(dir.get(), rel, how));
     if (!target.valid()) {
       if (errno != ENOENT && first_error == 0) first_error = errno;  // gone again: nothing to hide
       continue;
@@ -89,27 +90,57 @@ int cover_in_sandbox(const spec::LateMasks& masks, const std::string& rel, bool 
   return first_error;
 }
 
-// Joins the sandbox's namespaces; answers one int first: 0 when the sandbox's root is in place,
-// EAGAIN while the sandbox is still setting up (setns lands on the namespace's root, which is
-// the sandbox's only after pivot_root), else the errno; then serves requests.
-[[noreturn]] void helper_main(const spec::LateMasks& masks, int sock, int userns, int mntns, dev_t host_dev,
-                              ino_t host_ino) {
-  ::prctl(PR_SET_PDEATHSIG, SIGKILL, 0, 0, 0);
-  ::prctl(PR_SET_DUMPABLE, 0, 0, 0, 0);
-  int err = 0;
-  if (::setns(userns, CLONE_NEWUSER) != 0 || ::setns(mntns, CLONE_NEWNS) != 0) err = errno;
-  ::close(userns);
-  ::close(mntns);
+// Entering: the user namespace once (a process cannot join the one it is in), then the mount
+// namespace, again on each try: setns puts the caller at the namespace's root, which is the
+// sandbox's only after its pivot_root. EAGAIN while the root is still the host's.
+int enter_sandbox(int userns, int mntns, bool& in_userns, dev_t host_dev, ino_t host_ino) {
+  if (!in_userns) {
+    if (::setns(userns, CLONE_NEWUSER) != 0) return errno;
+    in_userns = true;
+  }
+  if (::setns(mntns, CLONE_NEWNS) != 0) return errno;
   struct stat root {};
-  if (err == 0 && ::stat("/", &root) == 0 && root.st_dev == host_dev && root.st_ino == host_ino) err = EAGAIN;
-  if (::send(sock, &err, sizeof err, MSG_NOSIGNAL) != static_cast<ssize_t>(sizeof err) || err != 0) _exit(0);
-  char buf[4097];
+  if (::stat("/", &root) != 0) return errno;
+  return root.st_dev == host_dev && root.st_ino == host_ino ? EAGAIN : 0;
+}
+
+// Closes every descriptor but the three it needs (the launcher's pipes and sockets are not the
+// helper's to hold open). Best effort: without close_range (Linux < 5.9) they stay.
+void close_all_but(int a, int b, int c) {
+  int keep[3] = {a, b, c};
+  std::sort(keep, keep + 3);
+  unsigned from = 0;
+  for (int k : keep) {
+    if (static_cast<unsigned>(k) > from) (void)base::raw::close_range(from, static_cast<unsigned>(k) - 1, 0);
+    from = static_cast<unsigned>(k) + 1;
+  }
+  (void)base::raw::close_range(from, ~0U, 0);
+}
+
+// Serves requests until the watcher closes its end; until 'e' has answered 0 nothing is covered.
+[[noreturn]] void helper_main(const spec::LateMasks& masks, pid_t parent, int sock, int userns, int mntns,
+                              dev_t host_dev, ino_t host_ino) {
+  ::prctl(PR_SET_PDEATHSIG, SIGKILL, 0, 0, 0);
+  if (::getppid() != parent) _exit(0);  // the launcher was gone before the death signal was set
+  ::prctl(PR_SET_DUMPABLE, 0, 0, 0, 0);
+  close_all_but(sock, userns, mntns);
+  bool in_userns = false, entered = false;
+  char buf[4098];
   while (true) {
     ssize_t n = ::recv(sock, buf, sizeof buf - 1, 0);
     if (n <= 0) _exit(0);
+    buf[n] = '\0';
     int answer = EINVAL;
-    if (n >= 2)
-      answer = cover_in_sandbox(masks, std::string(buf + 1, static_cast<size_t>(n - 1)), buf[0] == 'd');
+    if (buf[0] == 'e' && !entered) {
+      answer = enter_sandbox(userns, mntns, in_userns, host_dev, host_ino);
+      entered = answer == 0;
+      if (entered) {
+        ::close(userns);
+        ::close(mntns);
+      }
+    } else if (entered && n >= 2 && (buf[0] == 'd' || buf[0] == 'f')) {
+      answer = cover_in_sandbox(masks, buf + 1, buf[0] == 'd');
+    }
     if (::send(sock, &answer, sizeof answer, MSG_NOSIGNAL) != static_cast<ssize_t>(sizeof answer)) _exit(0);
   }
 }
@@ -133,9 +164,10 @@ base::Result<std::unique_ptr<MaskWatch>> MaskWatch::start(const spec::LateMasks&
     if (limit > 0) w->budget_ = std::min(kMaxWatched, limit / 4);
   }
   w->inotify_.reset(::inotify_init1(IN_CLOEXEC | IN_NONBLOCK));
-  if (!w->inotify_.valid()) return base::errno_error("masks for names created later: inotify_init1");
+  if (!w->inotify_.valid()) return base::errno_error("inotify_init1");
   w->stop_.reset(::eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK));
-  if (!w->stop_.valid()) return base::errno_error("masks for names created later: eventfd");
+  if (!w->stop_.valid()) return base::errno_error("eventfd");
+  RF_TRY(w->fork_helper());
   MaskWatch* self = w.get();
   w->thread_ = std::thread([self] { self->run(); });
   return w;
@@ -243,10 +275,8 @@ void MaskWatch::cover(const std::string& rel, bool is_dir) {
   if (covers_ >= kMaxCovers)
     return fail_closed("more than " + std::to_string(kMaxCovers) + " names to hide (the last: " + rel + ")");
   if (!ensure_helper()) return fail_closed("cannot hide " + rel + ": the helper cannot enter the sandbox");
-  std::string req = std::string(1, is_dir ? 'd' : 'f') + rel;
   int answer = EIO;
-  if (::send(helper_sock_.get(), req.data(), req.size(), MSG_NOSIGNAL) != static_cast<ssize_t>(req.size()) ||
-      ::recv(helper_sock_.get(), &answer, sizeof answer, 0) != static_cast<ssize_t>(sizeof answer)) {
+  if (!ask_helper(std::string(1, is_dir ? 'd' : 'f') + rel, answer)) {
     helper_failed_ = true;
     return fail_closed("cannot hide " + rel + ": the helper is gone");
   }
@@ -267,34 +297,46 @@ void MaskWatch::fail_closed(const std::string& why) {
 
 std::string MaskWatch::breach() const { return breached_ ? breach_ : std::string(); }
 
-// The helper joins the sandbox's namespaces once its root has moved (setns puts the caller at
+// Forked here, from the launcher's only thread (the watch thread starts after it, the
+// supervisor's once the command runs): a fork from a threaded process could inherit a lock
+// another thread held (malloc's, the logger's). It waits for requests; it enters the sandbox
+// at the first cover.
+base::Status MaskWatch::fork_helper() {
+  struct stat host_root {};
+  if (::stat("/", &host_root) != 0) return base::errno_error("stat /");
+  int sv[2];
+  if (::socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, sv) != 0)
+    return base::errno_error("socketpair");
+  base::UniqueFd mine(sv[0]), theirs(sv[1]);
+  const pid_t parent = ::getpid();
+  pid_t pid = ::fork();
+  if (pid < 0) return base::errno_error("fork");
+  if (pid == 0)
+    helper_main(masks_, parent, theirs.get(), userns_.get(), mntns_.get(), host_root.st_dev,
+                host_root.st_ino);
+  helper_ = pid;
+  helper_sock_ = std::move(mine);
+  userns_.reset();  // the helper holds its own copies
+  mntns_.reset();
+  return {};
+}
+
+// Sends one request and reads its answer into `answer`; false when the helper is gone.
+bool MaskWatch::ask_helper(const std::string& request, int& answer) {
+  return ::send(helper_sock_.get(), request.data(), request.size(), MSG_NOSIGNAL) ==
+             static_cast<ssize_t>(request.size()) &&
+         ::recv(helper_sock_.get(), &answer, sizeof answer, 0) == static_cast<ssize_t>(sizeof answer);
+}
+
+// The helper enters the sandbox's namespaces once its root has moved (setns puts the caller at
 // the namespace's root, which is the sandbox's only after pivot_root).
 bool MaskWatch::ensure_helper() {
-  if (helper_sock_.valid()) return true;
-  if (helper_failed_) return false;
-  struct stat host_root {};
-  ::stat("/", &host_root);
+  if (helper_entered_) return true;
+  if (helper_failed_ || !helper_sock_.valid()) return false;
   for (int attempt = 0; attempt < 500; ++attempt) {  // ~10 s for the sandbox to reach its root
-    int sv[2];
-    if (::socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, sv) != 0) break;
-    pid_t pid = ::fork();
-    if (pid < 0) {
-      ::close(sv[0]);
-      ::close(sv[1]);
-      break;
-    }
-    if (pid == 0) {
-      ::close(sv[0]);
-      helper_main(masks_, sv[1], userns_.get(), mntns_.get(), host_root.st_dev, host_root.st_ino);
-    }
-    ::close(sv[1]);
-    helper_ = pid;
-    helper_sock_.reset(sv[0]);
     int status = EIO;
-    if (::recv(helper_sock_.get(), &status, sizeof status, 0) != static_cast<ssize_t>(sizeof status))
-      status = EIO;
-    if (status == 0) return true;
-    stop_helper();
+    if (!ask_helper("e", status)) status = EIO;
+    if (status == 0) return helper_entered_ = true;
     if (status != EAGAIN) {
       base::log::warning(
           std::string("masks for names created later: cannot enter the sandbox's namespaces: ") +
@@ -305,6 +347,7 @@ bool MaskWatch::ensure_helper() {
     ::nanosleep(&ts, nullptr);
   }
   helper_failed_ = true;
+  stop_helper();
   return false;
 }
 
@@ -312,7 +355,7 @@ void MaskWatch::stop_helper() {
   helper_sock_.reset();
   if (helper_ > 0) {
     ::kill(helper_, SIGKILL);
-    while (::waitpid(helper_, nullptr, 0) < 0 && errno == EINTR) {}
+    (void)base::raw::wait_pid(helper_, nullptr);
     helper_ = -1;
   }
 }

@@ -1,9 +1,10 @@
 // SPDX-License-Identifier: LGPL-2.1-or-later
 // Masks for names that appear after the start (kernel jail, spec.supervision.late_masks): a
 // launcher thread watches the project's directories with inotify; when a name a mask covers is
-// created or moved in, a helper that joined the sandbox's user and mount namespaces covers it
-// there (a directory with an empty read-only tmpfs, a file with a read-only /dev/null), at every
-// place the project is mounted. The sandbox has no capability to undo such a mount.
+// created or moved in, a helper process (forked before the launcher's threads start) that
+// joined the sandbox's user and mount namespaces covers it there (a directory with an empty read-only tmpfs,
+// a file with a read-only /dev/null), at every place the project is mounted. The sandbox has no capability to
+// undo such a mount.
 //
 // Limits, stated where they are reported: a process inside that opens the name in the
 // milliseconds between its creation and the cover keeps what it opened; past kMaxWatched
@@ -35,9 +36,11 @@ public:
   static constexpr std::size_t kMaxWatched = 8192;
   static constexpr std::size_t kMaxCovers = 2048;
 
-  // Starts watching; userns and mntns are the sandbox's (opened by the launcher while the child
-  // waited at sync point 1); a helper joins them when the first cover is needed. `sandbox` is
-  // the launcher's unreaped child, killed on a breach.
+  // Forks the helper, then starts watching: call it before the launcher starts any thread
+  // (the helper is a fork of the launcher). userns and mntns are the sandbox's (opened by the
+  // launcher while the child waited at sync point 1); the helper joins them when the first
+  // cover is needed, and talks to the watch thread over a socket pair. `sandbox` is the
+  // launcher's unreaped child, killed on a breach.
   static base::Result<std::unique_ptr<MaskWatch>> start(const spec::LateMasks& masks, base::UniqueFd userns,
                                                         base::UniqueFd mntns, pid_t sandbox);
   ~MaskWatch();
@@ -52,6 +55,8 @@ private:
   void watch_tree(const std::string& rel, bool list_matches);
   bool covered_by_pattern(const std::string& rel, bool is_dir) const;
   void cover(const std::string& rel, bool is_dir);
+  base::Status fork_helper();
+  bool ask_helper(const std::string& request, int& answer);
   bool ensure_helper();
   void stop_helper();
   void fail_closed(const std::string& why);
@@ -67,6 +72,7 @@ private:
   bool budget_reported_ = false;
   pid_t helper_ = -1;
   base::UniqueFd helper_sock_;
+  bool helper_entered_ = false;  // it is in the sandbox's namespaces, below its root
   bool helper_failed_ = false;
   pid_t sandbox_ = -1;
   std::atomic<bool> breached_{false};

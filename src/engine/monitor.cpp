@@ -121,10 +121,7 @@ bool wait_readable(const Watch& w, int fd, Outcome& out, std::uint64_t& deadline
 }  // namespace
 
 Result<int> wait_child(pid_t pid) {
-  int st = 0;
-  while (::waitpid(pid, &st, 0) < 0) {
-    if (errno != EINTR) return base::errno_error("waitpid");
-  }
+  RF_TRY_ASSIGN(st, base::wait_pid(pid));
   return encode_wait_status(st);
 }
 

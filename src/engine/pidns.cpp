@@ -10,6 +10,7 @@
 #include <cerrno>
 
 #include "ringfence/base/fd_passing.hpp"
+#include "ringfence/base/kernel.hpp"
 #include "ringfence/base/sys.hpp"
 #include "steps.hpp"
 
@@ -67,13 +68,9 @@ base::Result<std::optional<pid_t>> receive_pid_from_parent(int sock, pid_t clone
   // The intermediates are (or become, as the first one exits) our children; they exit at once.
   // Without a pid something failed: reap whatever is ours, the status pipe says what happened.
   int st;
-  (void)::waitpid(clone_pid, &st, 0);
+  (void)base::raw::wait_pid(clone_pid, &st);
   for (int i = 1; i < intermediates || !pid; ++i) {
-    pid_t r = ::waitpid(-1, &st, 0);
-    if (r < 0 && errno == EINTR) {
-      --i;
-      continue;
-    }
+    pid_t r = base::raw::wait_pid(-1, &st);
     if (r < 0) break;
     if (pid && r == *pid) return base::Error(0, "the sandbox ended during its setup");
   }

@@ -60,7 +60,7 @@ void kill_leftovers() {
     auto kids = our_children();
     if (kids.empty()) return;
     for (pid_t p : kids) ::kill(p, SIGKILL);
-    for (pid_t p : kids) ::waitpid(p, nullptr, 0);
+    for (pid_t p : kids) (void)base::raw::wait_pid(p, nullptr);
   }
 }
 

@@ -14,6 +14,7 @@
 #include <cstring>
 
 #include "observations.hpp"
+#include "ringfence/base/kernel.hpp"
 #include "ringfence/base/strings.hpp"
 #include "ringfence/base/sys.hpp"
 #include "ringfence/base/unique_fd.hpp"
@@ -159,10 +160,7 @@ TrialResult run_trial(TrialBody body, int timeout_ms) {
   ::kill(-pid, SIGKILL);
   ::kill(pid, SIGKILL);
   int status = 0;
-  pid_t w;
-  do {
-    w = ::waitpid(pid, &status, 0);
-  } while (w < 0 && errno == EINTR);
+  const pid_t w = base::raw::wait_pid(pid, &status);
   r.steps = parse_steps(text);
   if (!finished) {
     r.timed_out = true;

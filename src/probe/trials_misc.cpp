@@ -54,7 +54,7 @@ int seccomp(unsigned op, unsigned flags, sock_fprog* prog) { return base::raw::s
 
 void reap(pid_t pid, int* status = nullptr) {
   int st = 0;
-  while (::waitpid(pid, &st, 0) < 0 && errno == EINTR) {}
+  (void)base::raw::wait_pid(pid, &st);
   if (status) *status = st;
 }
 

@@ -193,7 +193,7 @@ void pid_proc_steps(StepWriter& w, const std::string& base) {
     ::_exit(0);
   }
   int status = 0;
-  while (::waitpid(pid, &status, 0) < 0 && errno == EINTR) {}
+  (void)base::raw::wait_pid(pid, &status);
 }
 
 void pivot_step(StepWriter& w, const std::string& base) {

@@ -138,7 +138,7 @@ HostCanaries::~HostCanaries() { remove(); }
 void HostCanaries::remove() {
   if (server_ > 0) {
     ::kill(server_, SIGKILL);
-    while (::waitpid(server_, nullptr, 0) < 0 && errno == EINTR) {}
+    (void)base::raw::wait_pid(server_, nullptr);
     server_ = -1;
   }
   if (!mq_name_.empty()) ::mq_unlink(mq_name_.c_str());

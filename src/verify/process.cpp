@@ -42,8 +42,9 @@ bool has_exited(pid_t pid) {
 }
 
 int reap(pid_t pid) {
-  int status = 0;
-  while (::waitpid(pid, &status, 0) < 0 && errno == EINTR) {}
+  auto waited = base::wait_pid(pid);
+  if (!waited) return -1;
+  const int status = *waited;
   if (WIFEXITED(status)) return WEXITSTATUS(status);
   if (WIFSIGNALED(status)) return 128 + WTERMSIG(status);
   return -1;

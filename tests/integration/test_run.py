@@ -524,6 +524,12 @@ def profile_file(ctx):
     r = e.run(["--profile", path, "--", "true"])
     check_eq(r.returncode, EXIT_SETUP, "a bad profile file stops the run")
     check(f"{path}:3:" in r.stderr, f"the error points at file:line: {r.stderr!r}")
+    # native mode shows an error's cause: here the call that failed
+    missing = os.path.join(e.base, "no-such-profile.toml")
+    r = e.run(["--profile", missing, "--", "true"])
+    check_eq(r.returncode, EXIT_SETUP, "a missing profile file stops the run")
+    check(f": No such file or directory [open {missing}]" in r.stderr,
+          f"the error names the call that failed: {r.stderr!r}")
     # the per-user default profile
     cfg = os.path.join(e.base, "config", "ringfence")
     os.makedirs(cfg)

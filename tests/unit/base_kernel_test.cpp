@@ -305,3 +305,19 @@ TEST_CASE("clone_fork runs the child like fork; gettid, capget, execveat, seccom
   CHECK(WEXITSTATUS(status) == 42);
   CHECK(raw::gettid() == ::getpid());  // the test's main thread
 }
+
+TEST_CASE("wait_pid returns the child's status, and an error for a pid that is not a child") {
+  pid_t pid = ::fork();
+  REQUIRE(pid >= 0);
+  if (pid == 0) ::_exit(7);
+  auto st = wait_pid(pid);
+  REQUIRE(st);
+  CHECK(WIFEXITED(*st));
+  CHECK(WEXITSTATUS(*st) == 7);
+  auto none = wait_pid(pid);  // reaped already
+  REQUIRE_FALSE(none);
+  CHECK(none.error().code() == ECHILD);
+  CHECK(none.error().message() == "waitpid " + std::to_string(pid));
+  int status = 0;
+  CHECK(raw::wait_pid(pid, &status) == -ECHILD);
+}

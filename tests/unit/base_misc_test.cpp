@@ -137,4 +137,7 @@ TEST_CASE("reworded keeps the errno and the old message as the cause") {
   CHECK(twice.cause() == "Can't mkdir /proc/sys/x (openat2 /proc/sys)");
   CHECK(inner.cause().empty());
   CHECK(inner.describe_with_cause() == inner.describe());
+  // A rewording that repeats the old message shows it once.
+  rf::base::Error repeated = inner.reworded("cgroup limits: " + inner.message());
+  CHECK(repeated.describe_with_cause() == "cgroup limits: openat2 /proc/sys: No such file or directory");
 }

@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: LGPL-2.1-or-later
 // Typed wrappers of the kernel calls that glibc does not wrap, or wraps only in releases newer
 // than the oldest one supported: pidfds, openat2, the mount API, Landlock, clone3, close_range,
-// seccomp, pivot_root, capget, execveat, the key calls. Nothing outside base calls syscall(2).
+// seccomp, pivot_root, capget, execveat, the key calls; and waitpid with EINTR retried. Nothing
+// outside base calls syscall(2).
 //
 // Two forms of each call:
 // - rf::base::NAME: checked. Returns Result<UniqueFd>, Result<int>/Result<long> or Status; a
@@ -101,6 +102,9 @@ pid_t gettid() noexcept;
 // getppid(2) with an argument the kernel ignores: a seccomp filter can tell the call apart.
 pid_t getppid_marked(unsigned long marker) noexcept;
 
+// waitpid(2) with EINTR retried: the pid (0 with WNOHANG while the child runs), or -errno.
+pid_t wait_pid(pid_t pid, int* status, int options = 0) noexcept;
+
 // keyctl(2) and add_key(2).
 long keyctl(int op, unsigned long arg2, unsigned long arg3, unsigned long arg4, unsigned long arg5) noexcept;
 long add_key(const char* type, const char* description, const void* payload, std::size_t len,
@@ -134,6 +138,10 @@ Status close_range(unsigned first, unsigned last, unsigned flags = 0);
 // seccomp(SECCOMP_SET_MODE_FILTER, flags, prog): the listener's fd (with
 // SECCOMP_FILTER_FLAG_NEW_LISTENER), else an fd that is not valid.
 Result<UniqueFd> seccomp_set_filter(unsigned flags, const sock_fprog& prog);
+
+// Waits for the child `pid` to end (EINTR retried): its status as waitpid(2) stores it
+// (WIFEXITED, WEXITSTATUS...), or an Error naming waitpid and the pid.
+Result<int> wait_pid(pid_t pid);
 
 Result<long> keyctl(int op, unsigned long arg2 = 0, unsigned long arg3 = 0, unsigned long arg4 = 0,
                     unsigned long arg5 = 0);

@@ -25,7 +25,9 @@ public:
   Error& context(const std::string& what) &;
   Error&& context(const std::string& what) &&;
   // The same errno under a new message (bwrap's fixed texts, a caller's wording), the old one
-  // kept as the cause: describe() shows only the new message, describe_with_cause() both.
+  // kept as the cause: describe() shows only the new message (bwrap's texts), and
+  // describe_with_cause() adds " [cause]" when the message does not already contain it (what
+  // native mode prints).
   [[nodiscard]] Error reworded(std::string message) const;
   [[nodiscard]] const std::string& cause() const { return cause_; }
   [[nodiscard]] std::string describe_with_cause() const;
