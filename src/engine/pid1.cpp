@@ -17,6 +17,7 @@
 #include <vector>
 
 #include "recipe.hpp"
+#include "ringfence/base/kernel.hpp"
 #include "ringfence/base/unique_fd.hpp"
 #include "steps.hpp"
 #include "sync.hpp"
@@ -127,11 +128,8 @@ base::Status step_pid1(RecipeState& st) {
   bool reported = false;
   for (;;) {
     int ws = 0;
-    pid_t p = ::waitpid(-1, &ws, 0);
-    if (p < 0) {
-      if (errno == EINTR) continue;
-      break;  // ECHILD: nothing left to reap
-    }
+    pid_t p = base::raw::wait_pid(-1, &ws);
+    if (p < 0) break;  // ECHILD: nothing left to reap
     if (p == cmd && !reported) {
       code = encode_wait_status(ws);
       send_exit_in_child(ctx.status_fd, code);
