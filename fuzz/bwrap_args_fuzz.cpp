@@ -54,6 +54,8 @@ void check_invariants(const rf::cli::BwrapParse& p) {
        {&p.spec.sync_fd, &p.spec.block_fd, &p.spec.userns_block_fd, &p.spec.info_fd, &p.spec.json_status_fd})
     if (*fd && **fd < 0) __builtin_trap();
   if (!p.spec.bwrap_messages || !p.spec.inherit_fds) __builtin_trap();
+  // bwrap leaves pid 1's copy of its argv as it is.
+  if (p.spec.hide_launcher_argv) __builtin_trap();
   // A command line that runs has passed the user namespace cross-option checks.
   if (!p.error && p.action == Action::Run) {
     const auto& s = p.spec;

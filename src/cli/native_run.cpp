@@ -421,6 +421,8 @@ Result<RunPlan> plan_run(const RunOptions& given, const HostFacts& host, const H
   spec::Spec& s = plan.spec;
   s.argv = opts.command;
   s.bwrap_messages = false;
+  // The launcher's own command line (the ringfence options) is not the command's to read.
+  s.hide_launcher_argv = true;
   s.inherit_fds = false;
   s.die_with_parent = true;
   s.new_session = plan.settings.new_session;

@@ -59,7 +59,7 @@ struct ChildContext {
   // --limit memory/pids/cpu: cgroup.procs of the sandbox's groups (CLOEXEC); the child writes
   // "0" to each as its first step, so the command and all it starts are counted.
   std::vector<int> cgroup_procs_fds;
-  // Native mode: the length of the launcher's argv strings (from /proc/self/cmdline), blanked
+  // spec.hide_launcher_argv: the length of the launcher's argv strings (/proc/self/cmdline), blanked
   // in the child so that pid 1 does not show them.
   std::size_t argv_area_len = 0;
   // The launcher made itself non-dumpable (seal_launcher) and clones inherit that; without a

@@ -321,7 +321,7 @@ Result<Outcome> run_sandbox(const spec::Spec& spec) {
   ctx.reaper = !spec.as_pid_1 && (ctx.ns.pid || spec.sync_fd || !spec.lock_files.empty());
   ctx.env = final_environment(spec);
   ctx.restore_dumpable = dumpable_before_seal == 1 && !ctx.ns.pid;
-  if (!spec.bwrap_messages)
+  if (spec.hide_launcher_argv)
     if (auto cmdline = base::read_file("/proc/self/cmdline")) ctx.argv_area_len = cmdline->size();
   ctx.home = env_value(ctx.env, "HOME");
   RF_TRY(resolve_sources(spec, ctx.ops));

@@ -67,6 +67,7 @@ TEST_CASE("--help and --version act where they appear") {
 TEST_CASE("bwrap mode defaults") {
   auto p = parse({"true"});
   CHECK(p.spec.bwrap_messages);
+  CHECK_FALSE(p.spec.hide_launcher_argv);
   CHECK(p.spec.inherit_fds);
   CHECK_FALSE(p.level_prefix);
   CHECK(p.warnings.empty());

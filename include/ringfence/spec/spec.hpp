@@ -238,7 +238,11 @@ struct Spec {
   };
   bool landlock = false;
   std::vector<FsRule> landlock_rules;
-  // How errors are worded: bwrap mode prints "bwrap: <message>" exactly as bwrap does.
+  // Blank pid 1's copy of the launcher's argv (it shows in the sandbox's /proc/1/cmdline and
+  // could hold what the command is not meant to see). bwrap leaves it, so bwrap mode does.
+  bool hide_launcher_argv = false;
+  // How errors are worded, and nothing else: bwrap mode prints "bwrap: <message>" exactly as
+  // bwrap does; native mode prefixes a failure in the child with its setup step.
   bool bwrap_messages = true;
 };
 
