@@ -10,6 +10,7 @@
 #include <string>
 #include <vector>
 
+#include "ringfence/spec/owned_fds.hpp"
 #include "ringfence/spec/spec.hpp"
 
 namespace rf::engine {
@@ -26,6 +27,9 @@ struct ResolvedOp {
 
 struct ChildContext {
   const spec::Spec* spec = nullptr;
+  // The descriptors the Spec names (the launcher's table); after clone, the child's copies, which
+  // it closes through this table where bwrap closes them.
+  spec::OwnedFds* fds = nullptr;
   spec::Namespaces ns;  // effective namespaces
   uid_t real_uid = 0, sandbox_uid = 0;
   gid_t real_gid = 0, sandbox_gid = 0;

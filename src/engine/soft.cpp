@@ -99,10 +99,11 @@ base::Status drop_every_capability_in_child() {
   return {};
 }
 
-base::Result<Outcome> run_soft_jail(const spec::Spec& spec) {
+base::Result<Outcome> run_soft_jail(const spec::Spec& spec, spec::OwnedFds& fds) {
   if (spec.argv.empty()) return base::Error(EINVAL, "no command");
   ChildContext ctx;
   ctx.spec = &spec;
+  ctx.fds = &fds;
   ctx.seccomp = spec.seccomp;
   ctx.env = final_environment(spec);
   if (::prctl(PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0) != 0)
@@ -132,7 +133,7 @@ base::Result<Outcome> run_soft_jail(const spec::Spec& spec) {
     if (supervisor) supervisor->set_handoff({});
     RecipeState st;
     st.ctx = &ctx;
-    st.level = spec.landlock ? Level::Landlock : Level::Soft;
+    st.level = spec.jail == spec::Jail::Landlock ? Level::Landlock : Level::Soft;
     run_recipe_in_child(st);
   }
   wr.reset();

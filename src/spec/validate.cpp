@@ -46,17 +46,17 @@ base::Status check_userns_options(const Spec& spec, const Namespaces& ns) {
 
 // Every fd the Spec names must be a real fd number (bwrap's parser refuses negative ones).
 base::Status check_fds(const Spec& spec) {
-  auto bad = [](int fd) { return base::Error(0, "Invalid fd: " + std::to_string(fd)); };
+  auto bad = [](Fd fd) { return base::Error(0, "Invalid fd: " + std::to_string(fd.num)); };
   for (const auto& op : spec.fs_ops) {
     bool has_fd = op.kind == OpKind::File || op.kind == OpKind::BindData || op.kind == OpKind::RoBindData;
-    if (has_fd && op.fd < 0 && !(op.empty && op.kind == OpKind::RoBindData)) return bad(op.fd);
+    if (has_fd && !op.fd.valid() && !(op.empty && op.kind == OpKind::RoBindData)) return bad(op.fd);
   }
   for (const auto* fd :
        {&spec.sync_fd, &spec.block_fd, &spec.userns_block_fd, &spec.info_fd, &spec.json_status_fd,
         &spec.userns_fd, &spec.userns2_fd, &spec.pidns_fd, &spec.seccomp_fd})
-    if (*fd && **fd < 0) return bad(**fd);
-  for (int fd : spec.pass_fds)
-    if (fd < 0) return bad(fd);
+    if (*fd && !(*fd)->valid()) return bad(**fd);
+  for (Fd fd : spec.pass_fds)
+    if (!fd.valid()) return bad(fd);
   return {};
 }
 
@@ -67,7 +67,7 @@ base::Status check_beneath(const FsOp& op) {
   bool cover = op.kind == OpKind::Tmpfs || op.kind == OpKind::RemountRo || op.kind == OpKind::BindData ||
                op.kind == OpKind::RoBindData;
   auto bad = [&op](const std::string& why) { return base::Error(0, op.dest + ": " + why); };
-  if ((!op.source_beneath.empty() || op.source_in_sandbox) && (!bind || op.fd >= 0))
+  if ((!op.source_beneath.empty() || op.source_in_sandbox) && (!bind || op.fd.valid()))
     return bad("a source in the sandbox or below a writable tree needs a plain bind");
   if (!op.source_beneath.empty() && op.source_in_sandbox)
     return bad("the source is either in the sandbox or below a tree");

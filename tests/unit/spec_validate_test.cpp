@@ -116,7 +116,7 @@ TEST_CASE("validate messages") {
   }
   SUBCASE("passed fds must be real fd numbers") {
     Spec s = runnable();
-    s.pass_fds = {3, -1};
+    s.pass_fds = {rf::spec::Fd{3}, rf::spec::Fd{-1}};
     CHECK(message_of(s, none) == "Invalid fd: -1");
     CHECK(validate(s, none, kUser, kGroup).error().code() == 0);
   }
@@ -128,22 +128,22 @@ TEST_CASE("validate messages") {
       op.dest = "/x";
       s.fs_ops.push_back(op);
       CHECK(message_of(s, none) == "Invalid fd: -1");
-      s.fs_ops[0].fd = 0;
+      s.fs_ops[0].fd = rf::spec::Fd{0};
       CHECK(message_of(s, none).empty());
     }
   }
   SUBCASE("the single fds must be real fd numbers") {
-    for (std::optional<int> Spec::*field :
+    for (std::optional<rf::spec::Fd> Spec::*field :
          {&Spec::sync_fd, &Spec::block_fd, &Spec::info_fd, &Spec::json_status_fd}) {
       Spec s = runnable();
-      s.*field = 0;
+      s.*field = rf::spec::Fd{0};
       CHECK(message_of(s, none).empty());
-      s.*field = -2;
+      s.*field = rf::spec::Fd{-2};
       CHECK(message_of(s, none) == "Invalid fd: -2");
     }
     Spec s = runnable();
-    s.userns_block_fd = -3;
-    s.info_fd = 4;
+    s.userns_block_fd = rf::spec::Fd{-3};
+    s.info_fd = rf::spec::Fd{4};
     CHECK(message_of(s, user) == "Invalid fd: -3");
   }
   SUBCASE("lock files and as-pid-1") {
@@ -159,10 +159,10 @@ TEST_CASE("validate messages") {
   }
   SUBCASE("--userns-block-fd needs a user namespace and --info-fd") {
     Spec s = runnable();
-    s.userns_block_fd = 5;
+    s.userns_block_fd = rf::spec::Fd{5};
     CHECK(message_of(s, none) == "--userns-block-fd requires --unshare-user");
     CHECK(message_of(s, user) == "--userns-block-fd requires --info-fd");
-    s.info_fd = 6;
+    s.info_fd = rf::spec::Fd{6};
     CHECK(message_of(s, none) == "--userns-block-fd requires --unshare-user");
     CHECK(message_of(s, user).empty());
   }
@@ -172,8 +172,8 @@ TEST_CASE("validate messages") {
     // Without a namespace of its own it would lower the host's max_user_namespaces.
     CHECK(message_of(s, none) == "--disable-userns requires --unshare-user");
     CHECK(message_of(s, user).empty());
-    s.userns_block_fd = 5;
-    s.info_fd = 6;
+    s.userns_block_fd = rf::spec::Fd{5};
+    s.info_fd = rf::spec::Fd{6};
     CHECK(message_of(s, user) == "--disable-userns is not compatible with  --userns-block-fd");
     CHECK(message_of(s, none) == "--userns-block-fd requires --unshare-user");
   }
