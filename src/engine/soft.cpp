@@ -27,6 +27,7 @@
 #include "ringfence/base/log.hpp"
 #include "ringfence/base/sys.hpp"
 #include "ringfence/base/unique_fd.hpp"
+#include "ringfence/spec/validate.hpp"
 #include "steps.hpp"
 #include "supervisor.hpp"
 #include "sync.hpp"
@@ -101,6 +102,7 @@ base::Status drop_every_capability_in_child() {
 
 base::Result<Outcome> run_soft_jail(const spec::Spec& spec, spec::OwnedFds& fds) {
   if (spec.argv.empty()) return base::Error(EINVAL, "no command");
+  RF_TRY(spec::validate_jail(spec));
   ChildContext ctx;
   ctx.spec = &spec;
   ctx.fds = &fds;

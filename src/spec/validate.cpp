@@ -6,6 +6,7 @@
 #include <string>
 
 #include "ringfence/base/paths.hpp"
+#include "ringfence/spec/owned_fds.hpp"
 
 namespace rf::spec {
 
@@ -82,10 +83,62 @@ base::Status check_beneath(const FsOp& op) {
   return {};
 }
 
+const char* jail_name(Jail jail) {
+  switch (jail) {
+    case Jail::Kernel: return "kernel";
+    case Jail::Landlock: return "landlock";
+    case Jail::Soft: return "soft";
+  }
+  return "?";
+}
+
+// What the landlock and soft jails cannot do: they make no namespace and mount nothing, and they
+// take none of bwrap's options. A field they would ignore is refused, not silently dropped.
+base::Status check_namespace_free(const Spec& spec) {
+  const std::string jail = std::string("the ") + jail_name(spec.jail) + " jail";
+  auto no = [&jail](const std::string& what, const char* why) {
+    return base::Error(0, jail + " cannot take " + what + ": " + why);
+  };
+  const Namespaces& n = spec.ns;
+  if (n.user || n.user_try || n.ipc || n.pid || n.net || n.uts || n.cgroup || n.cgroup_try)
+    return no("namespaces", "it runs the command in the host's");
+  if (!spec.fs_ops.empty())
+    return no("filesystem operations (the first at " + spec.fs_ops.front().dest + ")",
+              "it has no mount namespace to apply them in");
+  if (spec.uid || spec.gid || spec.hostname)
+    return no("a uid, gid or hostname", "they need a user or UTS namespace of the sandbox's own");
+  if (!spec.cap_ops.empty()) return no("capability operations", "it drops every capability");
+  if (spec.proc_masks || spec.root_size || spec.root_inodes)
+    return no("proc_masks or the bounds of the root tmpfs", "it mounts no /proc and no root");
+  if (!spec.supervision.late_masks.patterns.empty())
+    return no("masks for names created later", "it mounts nothing to cover them with");
+  if (!named_fds(spec).empty())
+    return no("bwrap's descriptors (--sync-fd, --file FD, ...)", "they are bwrap mode's");
+  if (!spec.lock_files.empty() || spec.as_pid_1 || spec.disable_userns || spec.assert_userns_disabled)
+    return no("--lock-file, --as-pid-1 or the user namespace lockdown", "they are bwrap mode's");
+  return {};
+}
+
 }  // namespace
 
+base::Status validate_jail(const Spec& spec) {
+  if (!spec.landlock_rules.empty() && spec.jail != Jail::Landlock)
+    return base::Error(0, "landlock rules (the first for " + spec.landlock_rules.front().path +
+                              ") need the landlock jail: the " + jail_name(spec.jail) +
+                              " jail applies no filesystem ruleset");
+  if (spec.restrict_exec && spec.exec_allow.empty())
+    return base::Error(0, "shell off (restrict_exec) with no file allowed: not even the command could run");
+  if (!spec.restrict_exec && !spec.exec_allow.empty())
+    return base::Error(0, "an exec allowlist (the first: " + spec.exec_allow.front() +
+                              ") without shell off (restrict_exec) would not be enforced");
+  if (spec.jail != Jail::Kernel) RF_TRY(check_namespace_free(spec));
+  return {};
+}
+
 base::Status validate(const Spec& spec, const Namespaces& ns, uid_t caller_uid, gid_t caller_gid) {
-  // bwrap checks the lockdown options before it looks for a command.
+  // The jail's own rules first (none applies to what bwrap's front end makes); then bwrap's
+  // lockdown options, which bwrap checks before it looks for a command.
+  RF_TRY(validate_jail(spec));
   RF_TRY(check_userns_options(spec, ns));
   if (spec.argv.empty() || spec.argv[0].empty()) return base::Error(0, "No command specified");
   if (spec.uid && *spec.uid != caller_uid && !ns.user && !spec.userns_fd)

@@ -10,6 +10,7 @@
 #include <string>
 
 #include "ringfence/cli/native_run.hpp"
+#include "ringfence/spec/validate.hpp"
 
 using rf::cli::HostFacts;
 using rf::cli::RunOptions;
@@ -87,6 +88,7 @@ TEST_CASE("run: a host without user namespaces but with Landlock runs the landlo
   REQUIRE_MESSAGE(plan, (plan ? "" : plan.error().message()));
   CHECK(plan->level == Level::Landlock);
   CHECK(plan->spec.jail == rf::spec::Jail::Landlock);
+  CHECK(rf::spec::validate_jail(plan->spec));
   CHECK(plan->spec.hide_launcher_argv);
   CHECK(!plan->spec.ns.user);
   CHECK(rights_of(*plan, t.proj) == (Rule::Read | Rule::Write | Rule::Execute));
@@ -167,6 +169,7 @@ TEST_CASE("run: --level lowers the level, never raises it") {
   REQUIRE(plan);
   CHECK(plan->level == Level::Soft);
   CHECK(plan->spec.jail == rf::spec::Jail::Soft);
+  CHECK(rf::spec::validate_jail(plan->spec));
   CHECK(plan->spec.hide_launcher_argv);
   CHECK(plan->level_summary.find("files outside the project") != std::string::npos);
   o.level = "kernel";
@@ -178,6 +181,7 @@ TEST_CASE("run: --level lowers the level, never raises it") {
   REQUIRE(plan);
   CHECK(plan->level == Level::Kernel);
   CHECK(plan->spec.jail == rf::spec::Jail::Kernel);
+  CHECK(rf::spec::validate_jail(plan->spec));
   CHECK(plan->spec.hide_launcher_argv);
   // The host's level, when it names landlock but the kernel has none, is soft.
   plan = rf::cli::plan_run(o, host(Level::Landlock, 0));
