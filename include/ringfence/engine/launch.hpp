@@ -52,9 +52,9 @@ base::Result<Outcome> run_sandbox(const spec::Spec& spec, spec::OwnedFds& fds);
 // already worded for the user (bwrap's texts when spec.bwrap_messages).
 // `fds` owns every descriptor the Spec names (spec::named_fds; a Spec naming one it does not hold
 // is refused). The engine takes out and closes each where bwrap does (a data or seccomp fd once
-// read, the info fd once written, --sync-fd and --block-fd after clone, --userns-block-fd once
-// it is readable); the namespace fds and the JSON status fd stay in it, open, as bwrap keeps
-// them open until it exits.
+// read, the info fd once written, --sync-fd, --block-fd and --bind-fd sources after clone,
+// --userns-block-fd once it is readable); the namespace fds and the JSON status fd stay in it,
+// open, as bwrap keeps them open until it exits.
 base::Result<int> launch(const spec::Spec& spec, spec::OwnedFds& fds);
 
 }  // namespace rf::engine

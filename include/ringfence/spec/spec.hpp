@@ -55,7 +55,7 @@ struct FsOp {
   std::optional<std::uint64_t> inodes;
   // File/BindData/RoBindData: content source; Bind/RoBind: the source object itself
   // (--bind-fd), which replaces the source path. The engine closes it through the OwnedFds: a
-  // content fd once read, a --bind-fd source after clone.
+  // content fd once read, a --bind-fd source after clone (and the child's copy once bound).
   Fd fd;
   // Native mode's masks: a RoBindData with no content and no fd. Every such op binds one shared
   // empty file (0444), so thousands of masks cost no descriptor each and one inode.
@@ -184,10 +184,11 @@ struct BpfBytes {
 
 // Which jail confines the command. Kernel: namespaces, the filesystem ops, capabilities, id maps
 // (bwrap mode is always this). Landlock and Soft (native mode, where namespaces are not available
-// or not wanted): no namespace and no filesystem op; the environment, chdir, rlimits,
-// no_new_privs, seccomp, the connect policy and the exec allowlist apply, and the launcher (a
-// subreaper) kills whatever the command leaves behind. Landlock adds `landlock_rules`, a
-// ruleset over the host's tree. validate() refuses the fields a jail would ignore.
+// or not wanted): no namespace and no filesystem op; the environment, chdir, the supervision
+// (rlimits, cgroup limits, connect policy, timeout), no_new_privs, seccomp and the exec allowlist
+// apply, and the launcher (a subreaper) kills whatever the command leaves behind. Landlock adds
+// `landlock_rules`, a ruleset over the host's tree. validate_jail() refuses the fields a jail
+// would ignore.
 enum class Jail : std::uint8_t { Kernel, Landlock, Soft };
 
 struct Spec {
@@ -208,9 +209,8 @@ struct Spec {
   std::vector<Fd> pass_fds;             // fds kept when inherit_fds is false (besides 0,1,2)
   std::optional<std::string> argv0;     // --argv0: argv[0] the command sees
   std::vector<std::string> lock_files;  // --lock-file: paths inside the sandbox, read-locked by pid 1
-  // bwrap's descriptors; when the engine closes each one is said in launcher.cpp (as bwrap does:
-  // the info and block fds once used, sync and block fds in the launcher after clone; the
-  // namespace fds and the JSON status fd stay open).
+  // bwrap's descriptors. The engine closes each through the OwnedFds where bwrap closes it (see
+  // engine/launch.hpp); the namespace fds and the JSON status fd stay open.
   std::optional<Fd> sync_fd;            // --sync-fd: held open by pid 1 for the sandbox's life
   std::optional<Fd> block_fd;           // --block-fd: wait for a byte (or EOF) before exec
   std::optional<Fd> userns_block_fd;    // --userns-block-fd: wait before the child continues
@@ -224,7 +224,7 @@ struct Spec {
   bool new_session = false;
   bool die_with_parent = false;
   bool as_pid_1 = false;
-  // Native mode only from here (the bwrap front end leaves these at their defaults).
+  // Set by the native front end only (bwrap's leaves them at their defaults).
   Jail jail = Jail::Kernel;
   Supervision supervision;
   // "Shell off", in every jail: only these files (paths inside the sandbox: the command and its
