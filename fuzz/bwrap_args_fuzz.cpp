@@ -46,14 +46,17 @@ void check_invariants(const rf::cli::BwrapParse& p) {
   for (const auto& op : p.spec.fs_ops) {
     if (op.perms && *op.perms > 07777) __builtin_trap();
     if (op.size && *op.size == 0) __builtin_trap();
-    // Only the data ops carry a content fd, and theirs is a real fd number.
+    // The data ops carry a content fd, a real fd number; only the binds (--bind-fd) may have one.
     bool data = op.kind == OpKind::File || op.kind == OpKind::BindData || op.kind == OpKind::RoBindData;
-    if (data ? op.fd < 0 : op.fd != -1) __builtin_trap();
+    bool bind = op.kind == OpKind::Bind || op.kind == OpKind::RoBind;
+    if (data ? !op.fd.valid() : !bind && op.fd != rf::spec::Fd{}) __builtin_trap();
   }
   for (const auto* fd :
        {&p.spec.sync_fd, &p.spec.block_fd, &p.spec.userns_block_fd, &p.spec.info_fd, &p.spec.json_status_fd})
-    if (*fd && **fd < 0) __builtin_trap();
+    if (*fd && !(*fd)->valid()) __builtin_trap();
   if (!p.spec.bwrap_messages || !p.spec.inherit_fds) __builtin_trap();
+  // bwrap's command line makes the kernel jail and leaves pid 1's argv as bwrap does.
+  if (p.spec.jail != rf::spec::Jail::Kernel || p.spec.hide_launcher_argv) __builtin_trap();
   // A command line that runs has passed the user namespace cross-option checks.
   if (!p.error && p.action == Action::Run) {
     const auto& s = p.spec;

@@ -54,7 +54,10 @@ int run_bwrap_mode(std::string_view argv0, const std::vector<std::string>& args)
       return kExitBwrapFailure;
     case rf::cli::BwrapParse::Action::Run: break;
   }
-  auto r = rf::engine::launch(parsed.spec);
+  // The descriptors the command line names are given to the launch, which closes each where
+  // bwrap does; the rest close with this table, after the last message.
+  rf::spec::OwnedFds fds = rf::spec::adopt_named_fds(parsed.spec);
+  auto r = rf::engine::launch(parsed.spec, fds);
   if (!r) {
     log::error(r.error().describe());
     return kExitBwrapFailure;
@@ -141,7 +144,8 @@ int run_native_run(const rf::cli::RunOptions& opts) {
     report_not_removed(not_removed);
     return rf::cli::kExitSetup;
   }
-  auto r = rf::engine::run_sandbox(plan->spec);
+  rf::spec::OwnedFds no_fds;  // a native Spec names no descriptor of its caller
+  auto r = rf::engine::run_sandbox(plan->spec, no_fds);
   if (auto h = home.finish(not_removed); !h) log::warning(h.error().describe_with_cause());
   report_not_removed(not_removed);
   for (const auto& w : rf::cli::autorun_warnings(*plan)) log::warning(w);

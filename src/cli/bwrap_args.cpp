@@ -142,7 +142,7 @@ base::Status run_parser(ParseState& st, const std::vector<std::string>& args) {
   st.out.spec.argv.assign(args.begin() + static_cast<std::ptrdiff_t>(command_at), args.end());
   // Only the last --seccomp fd counts, and it is read by the engine, after validation: bwrap
   // reads it late, so a bad fd never hides an error in the rest of the command line.
-  st.out.spec.seccomp_fd = st.seccomp_fd;
+  if (st.seccomp_fd) st.out.spec.seccomp_fd = spec::Fd{*st.seccomp_fd};
   return {};
 }
 

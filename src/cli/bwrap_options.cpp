@@ -194,7 +194,7 @@ Status on_data_op(ParseState& st, const OptionDef& opt, Values v) {
   int fd = -1;
   RF_TRY(parse_fd_value(v[0], fd));
   FsOp& op = add_op(st, kind, v[1]);
-  op.fd = fd;
+  op.fd = spec::Fd{fd};
   op.perms = std::exchange(st.next_perms, std::nullopt);  // unset: the engine's per-kind default
   return {};
 }
@@ -206,7 +206,7 @@ Status on_bind_fd(ParseState& st, const OptionDef& opt, Values v) {
   RF_TRY(parse_fd_value(v[0], fd));
   FsOp& op = add_op(st, std::string_view(opt.name) == "--ro-bind-fd" ? OpKind::RoBind : OpKind::Bind, v[1],
                     "/proc/self/fd/" + std::to_string(fd));
-  op.fd = fd;
+  op.fd = spec::Fd{fd};
   return {};
 }
 
@@ -303,13 +303,13 @@ Status on_cap(ParseState& st, const OptionDef& opt, Values v) {
 
 // --sync-fd, --block-fd, --userns-block-fd, --info-fd, --json-status-fd: one value each; like
 // bwrap, a repeat warns before its value is checked, and the last one wins.
-template <std::optional<int> spec::Spec::*Field>
+template <std::optional<spec::Fd> spec::Spec::*Field>
 Status set_single_fd(ParseState& st, const OptionDef& opt, Values v) {
   auto& slot = st.out.spec.*Field;
   if (slot) warn_only_last(st, opt);
   int fd = -1;
   RF_TRY(parse_fd_value(v[0], fd));
-  slot = fd;
+  slot = spec::Fd{fd};
   return {};
 }
 

@@ -309,7 +309,7 @@ void note_tmpfs_limit(RunPlan& plan, const std::string& where) {
 
 Status build_soft_jail(RunPlan& plan, const RunOptions& opts, const presets::AgentProfile& agent,
                        const HostSnapshot& snap) {
-  plan.spec.soft_jail = true;
+  plan.spec.jail = spec::Jail::Soft;
   plan.soft_agent_dirs.clear();
   if (!opts.binds.empty() || !opts.ro_binds.empty())
     plan.notes.push_back("--bind/--ro-bind: ignored in the soft jail (every path is reachable anyway)");
@@ -421,6 +421,8 @@ Result<RunPlan> plan_run(const RunOptions& given, const HostFacts& host, const H
   spec::Spec& s = plan.spec;
   s.argv = opts.command;
   s.bwrap_messages = false;
+  // The launcher's own command line (the ringfence options) is not the command's to read.
+  s.hide_launcher_argv = true;
   s.inherit_fds = false;
   s.die_with_parent = true;
   s.new_session = plan.settings.new_session;
@@ -462,13 +464,13 @@ std::string describe_plan(const RunPlan& plan) {
   line("project: " + plan.project + (plan.settings.project_writable ? " (read-write)" : " (read-only)"));
   // Without a mount namespace HOME is the throwaway directory's own path, made at the start.
   line("home: " +
-       (plan.spec.soft_jail
+       (plan.spec.jail != spec::Jail::Kernel
             ? std::string("a new directory under $XDG_RUNTIME_DIR/ringfence or /tmp/ringfence-UID")
             : plan.home_inside) +
        " (a throwaway directory" + (plan.settings.keep_home ? ", kept)" : ", removed at exit)"));
   line("network: " +
        std::string(plan.settings.network ? "on"
-                   : plan.spec.soft_jail
+                   : plan.spec.jail != spec::Jail::Kernel
                        ? "off (the connect policy refuses every inet connection, loopback included)"
                        : "off (loopback only)"));
   if (const auto& cp = plan.spec.supervision.connect; cp.enabled) {
@@ -499,7 +501,7 @@ std::string describe_plan(const RunPlan& plan) {
   for (const auto& f : plan.exec_allowed) line("may execute: " + f);
   for (const auto& f : plan.loaders_guarded) line("only as an interpreter, never as a program: " + f);
   for (const auto& n : plan.notes) line("not enforced: " + n);
-  if (plan.spec.landlock) {
+  if (plan.spec.jail == spec::Jail::Landlock) {
     line(
         "landlock rules (all else refused; also the throwaway HOME and a private TMPDIR, "
         "read-write-execute):");

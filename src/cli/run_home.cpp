@@ -161,14 +161,14 @@ Status ThrowawayHome::prepare() {
   for (auto& o : plan.spec.fs_ops)
     if (o.kind == spec::OpKind::Bind && o.source.empty() && o.dest == plan.home_inside)
       o.source = plan.home_host;
-  if (plan.spec.soft_jail) {
+  if (plan.spec.jail != spec::Jail::Kernel) {
     // No mount namespace: HOME is the throwaway directory itself, by its host path.
     for (auto& e : plan.spec.env_ops)
       if (e.kind == spec::EnvOp::Kind::Set && e.name == "HOME") e.value = plan.home_host;
     for (const auto& d : plan.soft_agent_dirs)
       if (real_home_ && ::symlink((*real_home_ + "/" + d).c_str(), (plan.home_host + "/" + d).c_str()) != 0)
         return base::errno_error("cannot link " + d + " into " + plan.home_host);
-    if (plan.spec.landlock) {
+    if (plan.spec.jail == spec::Jail::Landlock) {
       std::string tmp_dir;
       RF_TRY(make_locked_dir(base_dir, "tmp", tmp_dir, tmp_lock_));
       RF_TRY(prepare_landlock_home(plan, tmp_dir));

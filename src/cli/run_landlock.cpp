@@ -153,8 +153,7 @@ void add_terminal(RunPlan& plan) {
 Status add_landlock_jail(RunPlan& plan, const RunOptions& opts, const presets::AgentProfile& agent, int abi,
                          const std::string& cwd) {
   spec::Spec& s = plan.spec;
-  s.soft_jail = true;
-  s.landlock = true;
+  s.jail = spec::Jail::Landlock;
   const std::string& real_home = plan.home_inside;  // the caller's home (HostSnapshot::home)
 
   std::vector<std::string> roots;

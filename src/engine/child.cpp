@@ -90,7 +90,7 @@ base::Status step_sync_point(RecipeState& st) {
   // read the info fd to EOF before it releases us. (--userns-block-fd stays open, as in bwrap.)
   if (ctx.go_fd >= 0) {
     for (const auto& fd : {spec.info_fd, spec.json_status_fd})
-      if (fd) ::close(*fd);
+      if (fd) ctx.fds->close(*fd);
     char b;
     ssize_t n;
     while ((n = ::read(ctx.go_fd, &b, 1)) < 0 && errno == EINTR) {}
@@ -144,7 +144,7 @@ base::Status step_hostname(RecipeState& st) {
 
 base::Status step_userns2(RecipeState& st) {
   const auto& fd = spec_of(st).userns2_fd;
-  if (fd && ::setns(*fd, CLONE_NEWUSER) != 0) return base::errno_error("Setting userns2 failed");
+  if (fd && ::setns(fd->num, CLONE_NEWUSER) != 0) return base::errno_error("Setting userns2 failed");
   return {};
 }
 
@@ -174,9 +174,9 @@ base::Status step_exec_allowlist(RecipeState& st) { return restrict_exec_in_chil
 
 base::Status step_block_fd(RecipeState& st) {
   if (const auto& fd = spec_of(st).block_fd) {
+    base::UniqueFd block = st.ctx->fds->take(*fd);
     char b;
-    while (::read(*fd, &b, 1) < 0 && errno == EINTR) {}
-    ::close(*fd);
+    while (::read(block.get(), &b, 1) < 0 && errno == EINTR) {}
   }
   return {};
 }
@@ -209,7 +209,8 @@ base::Status step_fds(RecipeState& st) {
   // Everything of ours is O_CLOEXEC; a native Spec closes all that was not passed.
   const spec::Spec& spec = spec_of(st);
   if (!spec.inherit_fds) {
-    std::vector<int> keep = spec.pass_fds;
+    std::vector<int> keep;
+    for (spec::Fd fd : spec.pass_fds) keep.push_back(fd.num);
     keep.push_back(st.ctx->status_fd);
     close_fds_except_in_child(keep, CLOSE_RANGE_CLOEXEC);
   }

@@ -10,6 +10,7 @@
 #include <string>
 #include <vector>
 
+#include "ringfence/spec/owned_fds.hpp"
 #include "ringfence/spec/spec.hpp"
 
 namespace rf::engine {
@@ -26,6 +27,9 @@ struct ResolvedOp {
 
 struct ChildContext {
   const spec::Spec* spec = nullptr;
+  // The descriptors the Spec names (the launcher's table); after clone, the child's copies, which
+  // it closes through this table where bwrap closes them.
+  spec::OwnedFds* fds = nullptr;
   spec::Namespaces ns;  // effective namespaces
   uid_t real_uid = 0, sandbox_uid = 0;
   gid_t real_gid = 0, sandbox_gid = 0;
@@ -59,7 +63,7 @@ struct ChildContext {
   // --limit memory/pids/cpu: cgroup.procs of the sandbox's groups (CLOEXEC); the child writes
   // "0" to each as its first step, so the command and all it starts are counted.
   std::vector<int> cgroup_procs_fds;
-  // Native mode: the length of the launcher's argv strings (from /proc/self/cmdline), blanked
+  // spec.hide_launcher_argv: the length of the launcher's argv strings (/proc/self/cmdline), blanked
   // in the child so that pid 1 does not show them.
   std::size_t argv_area_len = 0;
   // The launcher made itself non-dumpable (seal_launcher) and clones inherit that; without a

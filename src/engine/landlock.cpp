@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: LGPL-2.1-or-later
 // Landlock in the child, two independent layers:
-// - the landlock level (spec.landlock): a filesystem ruleset over the host's tree, since there is
+// - the landlock level (spec.jail, Jail::Landlock): a filesystem ruleset over the host's tree, since there is
 //   no mount namespace: each rule gives rights on a path and everything beneath it, and every
 //   other path is refused. The handled rights follow the kernel's ABI (best effort: a right the
 //   kernel does not know is neither handled nor granted), and at ABI 6 and later abstract unix
@@ -89,7 +89,7 @@ int landlock_abi() {
 
 base::Status restrict_fs_in_child(const ChildContext& ctx) {
   const spec::Spec& spec = *ctx.spec;
-  if (!spec.landlock) return {};
+  if (spec.jail != spec::Jail::Landlock) return {};
   const int abi = landlock_abi();
   if (abi < 1)
     return base::errno_error("the landlock level needs Landlock, which this kernel does not offer");

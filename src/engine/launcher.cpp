@@ -117,7 +117,7 @@ Result<std::optional<struct stat>> look_beneath(const spec::FsOp& op) {
 
 // Bind sources are resolved as the caller, on the host's view, before clone (bwrap does the
 // same before its pivot, so FUSE mounts of the caller work).
-Status resolve_sources(const spec::Spec& spec, std::vector<ResolvedOp>& out) {
+Status resolve_sources(const spec::Spec& spec, spec::OwnedFds& fds, std::vector<ResolvedOp>& out) {
   for (const auto& op : spec.fs_ops) {
     ResolvedOp r;
     r.op = op;
@@ -139,11 +139,11 @@ Status resolve_sources(const spec::Spec& spec, std::vector<ResolvedOp>& out) {
       r.source_is_dir = S_ISDIR(st.st_mode);
       r.source_dev = st.st_dev;
       r.source_ino = st.st_ino;
-    } else if (is_bind && op.fd >= 0) {
+    } else if (is_bind && op.fd.valid()) {
       // --bind-fd: the fd is the source; its path is only for messages.
       char buf[PATH_MAX];
       struct stat st {};
-      if (::realpath(op.source.c_str(), buf) == nullptr || ::fstat(op.fd, &st) != 0)
+      if (::realpath(op.source.c_str(), buf) == nullptr || ::fstat(op.fd.num, &st) != 0)
         return base::errno_error("Can't find source path " + op.source);
       r.host_source = buf;
       r.source_is_dir = S_ISDIR(st.st_mode);
@@ -171,7 +171,7 @@ Status resolve_sources(const spec::Spec& spec, std::vector<ResolvedOp>& out) {
          op.kind == spec::OpKind::RoBindData) &&
         !op.empty) {
       // Read once here and closed, as bwrap consumes these fds; the child writes the copy.
-      base::UniqueFd fd(op.fd);
+      base::UniqueFd fd = fds.take(op.fd);
       auto data = base::read_all(fd.get());
       if (!data) return data.error().reworded("Can't write data to file " + op.dest);
       r.data = std::move(*data);
@@ -229,18 +229,19 @@ Error clone_error(int err, const spec::Namespaces& ns, bool privileged) {
 
 // The parent's one step while the child waits at its first sync point: bwrap's status
 // outputs, and --userns-block-fd (an outside tool writes the id maps meanwhile).
-Status parent_step(const spec::Spec& spec, const ChildContext& ctx, pid_t pid, int go_fd) {
+Status parent_step(const spec::Spec& spec, spec::OwnedFds& fds, const ChildContext& ctx, pid_t pid,
+                   int go_fd) {
   RF_TRY_ASSIGN(ids, namespace_ids_from_parent(pid, ctx.ns));
   if (spec.info_fd) {
-    base::UniqueFd info(*spec.info_fd);
+    base::UniqueFd info = fds.take(*spec.info_fd);
     if (auto w = base::write_all(info.get(), status_json(pid, ids, true)); !w)
       return w.error().reworded("Write to info_fd");
   }
   if (spec.json_status_fd)  // bwrap words a failure here as for the info fd
-    if (auto w = base::write_all(*spec.json_status_fd, status_json(pid, ids, false)); !w)
+    if (auto w = base::write_all(spec.json_status_fd->num, status_json(pid, ids, false)); !w)
       return w.error().reworded("Write to info_fd");
   if (spec.userns_block_fd) {
-    base::UniqueFd block(*spec.userns_block_fd);
+    base::UniqueFd block = fds.take(*spec.userns_block_fd);
     char b;
     (void)base::raw::read(block.get(), &b, 1);
   }
@@ -288,10 +289,15 @@ Status seal_launcher() {
   return {};
 }
 
-Result<Outcome> run_sandbox(const spec::Spec& spec) {
-  if (spec.soft_jail) return run_soft_jail(spec);
+Result<Outcome> run_sandbox(const spec::Spec& spec, spec::OwnedFds& fds) {
+  for (spec::Fd fd : spec::named_fds(spec))
+    if (!fds.holds(fd))
+      return Error(EBADF, "the sandbox's description names fd " + std::to_string(fd.num) +
+                              ", which was not handed to the launcher with it");
+  if (spec.jail != spec::Jail::Kernel) return run_soft_jail(spec, fds);
   ChildContext ctx;
   ctx.spec = &spec;
+  ctx.fds = &fds;
   ctx.real_uid = ::getuid();
   ctx.real_gid = ::getgid();
   ctx.privileged = ctx.real_uid == 0;
@@ -321,13 +327,13 @@ Result<Outcome> run_sandbox(const spec::Spec& spec) {
   ctx.reaper = !spec.as_pid_1 && (ctx.ns.pid || spec.sync_fd || !spec.lock_files.empty());
   ctx.env = final_environment(spec);
   ctx.restore_dumpable = dumpable_before_seal == 1 && !ctx.ns.pid;
-  if (!spec.bwrap_messages)
+  if (spec.hide_launcher_argv)
     if (auto cmdline = base::read_file("/proc/self/cmdline")) ctx.argv_area_len = cmdline->size();
   ctx.home = env_value(ctx.env, "HOME");
-  RF_TRY(resolve_sources(spec, ctx.ops));
+  RF_TRY(resolve_sources(spec, fds, ctx.ops));
   ctx.seccomp = spec.seccomp;
   if (spec.seccomp_fd) {
-    base::UniqueFd fd(*spec.seccomp_fd);
+    base::UniqueFd fd = fds.take(*spec.seccomp_fd);
     auto data = base::read_all(fd.get());
     if (!data) return data.error().reworded("Can't read seccomp data");
     // Each classic-BPF instruction (struct sock_filter) is 8 bytes.
@@ -391,7 +397,7 @@ Result<Outcome> run_sandbox(const spec::Spec& spec) {
 
   // --userns: the launcher joins the caller's namespace before clone, so the child starts
   // there with all capabilities in it; no maps are written (the namespace has them).
-  if (spec.userns_fd && ::setns(*spec.userns_fd, CLONE_NEWUSER) != 0) {
+  if (spec.userns_fd && ::setns(spec.userns_fd->num, CLONE_NEWUSER) != 0) {
     if (errno == EINVAL)
       return Error(0,
                    "Joining the specified user namespace failed, it might not be a descendant of the current "
@@ -440,13 +446,13 @@ Result<Outcome> run_sandbox(const spec::Spec& spec) {
     return std::move(s).error();
   };
   // --userns2: the launcher follows the sandbox into that namespace, as bwrap's monitor does.
-  if (spec.userns2_fd && ::setns(*spec.userns2_fd, CLONE_NEWUSER) != 0)
+  if (spec.userns2_fd && ::setns(spec.userns2_fd->num, CLONE_NEWUSER) != 0)
     return abandon(base::errno_error("Setting userns2 failed"));
   Watch watch;
   watch.pid = pid;
   watch.reaper = ctx.reaper;
   watch.status_rd = rd.get();
-  watch.json_fd = spec.json_status_fd.value_or(-1);
+  watch.json_fd = spec.json_status_fd.value_or(spec::Fd{}).num;
   watch.bwrap_messages = spec.bwrap_messages;
   watch.supervisor = supervisor.get();
   if (sup.forward_signals || sup.timeout_ms || parent_fd.valid() || supervisor) {
@@ -466,11 +472,11 @@ Result<Outcome> run_sandbox(const spec::Spec& spec) {
   // The fds the sandbox side consumes are not the launcher's to keep: a caller waiting for EOF
   // on --sync-fd must not wait for us.
   for (const auto& fd : {spec.sync_fd, spec.block_fd})
-    if (fd) ::close(*fd);
+    if (fd) fds.close(*fd);
   for (const auto& op : spec.fs_ops)  // --bind-fd sources
-    if (op.fd >= 0 && (op.kind == spec::OpKind::Bind || op.kind == spec::OpKind::RoBind)) ::close(op.fd);
+    if (op.kind == spec::OpKind::Bind || op.kind == spec::OpKind::RoBind) fds.close(op.fd);
   if (ctx.parent_step) {
-    Status s = parent_step(spec, ctx, pid, go_wr.get());
+    Status s = parent_step(spec, fds, ctx, pid, go_wr.get());
     go_wr.reset();
     if (!s) return abandon(std::move(s));
   }
@@ -482,8 +488,8 @@ Result<Outcome> run_sandbox(const spec::Spec& spec) {
   return out;
 }
 
-Result<int> launch(const spec::Spec& spec) {
-  RF_TRY_ASSIGN(out, run_sandbox(spec));
+Result<int> launch(const spec::Spec& spec, spec::OwnedFds& fds) {
+  RF_TRY_ASSIGN(out, run_sandbox(spec, fds));
   return out.code;
 }
 

@@ -132,7 +132,7 @@ Status add_mount_attrs(int fd, unsigned long attrs, bool recursive) {
 
 namespace {
 
-Status op_bind(const ResolvedOp& r, const Dest& d) {
+Status op_bind(const ResolvedOp& r, const Dest& d, spec::OwnedFds& fds) {
   const FsOp& op = r.op;
   unsigned long attrs = MOUNT_ATTR_NOSUID;
   if (op.kind != OpKind::DevBind) attrs |= MOUNT_ATTR_NODEV;
@@ -140,7 +140,7 @@ Status op_bind(const ResolvedOp& r, const Dest& d) {
   auto target = r.source_is_dir ? ensure_dir(d, 0755) : ensure_file(d, 0444);
   if (!target) return std::move(target.error());
   RF_TRY(bind_onto_in_child("/oldroot" + r.host_source, target->get(), d.root_fd, op.dest, attrs, true));
-  if (op.fd < 0) return {};
+  if (!op.fd.valid()) return {};
   // --bind-fd: the fd's object lives in the caller's mount namespace, which a bind cannot take
   // from, so its path was bound; what got mounted must be that very object, or someone swapped
   // the path in between.
@@ -148,7 +148,7 @@ Status op_bind(const ResolvedOp& r, const Dest& d) {
   struct stat st {};
   if (!mounted || ::fstat(mounted->get(), &st) != 0 || st.st_dev != r.source_dev || st.st_ino != r.source_ino)
     return Error(0, "Race condition binding dirfd");
-  ::close(op.fd);
+  fds.close(op.fd);
   return {};
 }
 
@@ -432,7 +432,7 @@ Status apply_op(const ChildContext& ctx, int rfd, const ResolvedOp& r) {
   switch (op.kind) {
     case OpKind::Bind:
     case OpKind::RoBind:
-    case OpKind::DevBind: return op_bind(r, d);
+    case OpKind::DevBind: return op_bind(r, d, *ctx.fds);
     case OpKind::Tmpfs: return op_tmpfs(op, d);
     case OpKind::Mqueue: return mount_fs_on("mqueue", op, d, 0, nullptr);
     case OpKind::Dir: {

@@ -29,7 +29,8 @@ namespace {
 // the reaper (only a command that is pid 1 itself keeps it, as in bwrap); then the tail.
 int command_entry(void* p) {
   auto& st = *static_cast<RecipeState*>(p);
-  if (const auto& fd = st.ctx->spec->sync_fd) ::close(*fd);
+  // (The table is pid 1's too, shared memory until our exec: pid 1 keeps its own copy open.)
+  if (const auto& fd = st.ctx->spec->sync_fd) st.ctx->fds->close(*fd);
   run_command_in_child(st);
 }
 
@@ -91,7 +92,7 @@ base::Status step_pid1(RecipeState& st) {
   if (forward && ::sigprocmask(SIG_BLOCK, &fwd, &before) == 0) st.exec_sigmask = &before;
 
   std::vector<int> keep{ctx.status_fd};
-  if (ctx.spec->sync_fd) keep.push_back(*ctx.spec->sync_fd);
+  if (ctx.spec->sync_fd) keep.push_back(ctx.spec->sync_fd->num);
   if (st.exec_guard.valid()) keep.push_back(st.exec_guard.get());
   RF_TRY(take_locks(*ctx.spec, keep));
 

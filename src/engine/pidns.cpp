@@ -29,7 +29,7 @@ base::Status fork_intermediate_in_child() {
 }  // namespace
 
 base::Status enter_pid_namespace_in_child(const ChildContext& ctx) {
-  if (::setns(*ctx.spec->pidns_fd, CLONE_NEWPID) != 0) return base::errno_error("Setting pidns failed");
+  if (::setns(ctx.spec->pidns_fd->num, CLONE_NEWPID) != 0) return base::errno_error("Setting pidns failed");
   RF_TRY(fork_intermediate_in_child());
   if (ctx.ns.pid) {  // --unshare-pid as well: a new namespace whose parent is the given one
     if (::unshare(CLONE_NEWPID) != 0) return base::errno_error("unshare pid ns");

@@ -27,6 +27,7 @@
 #include "ringfence/base/log.hpp"
 #include "ringfence/base/sys.hpp"
 #include "ringfence/base/unique_fd.hpp"
+#include "ringfence/spec/validate.hpp"
 #include "steps.hpp"
 #include "supervisor.hpp"
 #include "sync.hpp"
@@ -99,10 +100,12 @@ base::Status drop_every_capability_in_child() {
   return {};
 }
 
-base::Result<Outcome> run_soft_jail(const spec::Spec& spec) {
+base::Result<Outcome> run_soft_jail(const spec::Spec& spec, spec::OwnedFds& fds) {
   if (spec.argv.empty()) return base::Error(EINVAL, "no command");
+  RF_TRY(spec::validate_jail(spec));
   ChildContext ctx;
   ctx.spec = &spec;
+  ctx.fds = &fds;
   ctx.seccomp = spec.seccomp;
   ctx.env = final_environment(spec);
   if (::prctl(PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0) != 0)
@@ -132,7 +135,7 @@ base::Result<Outcome> run_soft_jail(const spec::Spec& spec) {
     if (supervisor) supervisor->set_handoff({});
     RecipeState st;
     st.ctx = &ctx;
-    st.level = spec.landlock ? Level::Landlock : Level::Soft;
+    st.level = spec.jail == spec::Jail::Landlock ? Level::Landlock : Level::Soft;
     run_recipe_in_child(st);
   }
   wr.reset();

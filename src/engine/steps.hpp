@@ -42,14 +42,14 @@ base::Result<std::optional<pid_t>> receive_pid_from_parent(int sock, pid_t clone
 
 // launcher.cpp: the launcher's environment with the Spec's env ops applied (PWD removed).
 std::vector<std::string> final_environment(const spec::Spec& spec);
-// soft.cpp: the soft jail (no namespaces): see spec::Spec::soft_jail.
-base::Result<Outcome> run_soft_jail(const spec::Spec& spec);
+// soft.cpp: the landlock and soft jails (no namespaces): see spec::Jail.
+base::Result<Outcome> run_soft_jail(const spec::Spec& spec, spec::OwnedFds& fds);
 // soft.cpp: the jails' capability drop: nothing survives into the command, even for root.
 base::Status drop_every_capability_in_child();
 
 // landlock.cpp: with spec.restrict_exec, only spec.exec_allow may be executed from here on.
 base::Status restrict_exec_in_child(const ChildContext& ctx);
-// landlock.cpp: with spec.landlock, the filesystem ruleset of the landlock level (and, at ABI 6
+// landlock.cpp: in the landlock jail (spec.jail), the filesystem ruleset of the landlock level (and, at ABI 6
 // and later, abstract-socket and signal scoping).
 base::Status restrict_fs_in_child(const ChildContext& ctx);
 

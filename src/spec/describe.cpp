@@ -61,7 +61,7 @@ std::string describe(const Spec& s) {
     }
     if (op.size) l += " size=" + std::to_string(*op.size);
     if (op.inodes) l += " nr_inodes=" + std::to_string(*op.inodes);
-    if (op.fd >= 0) l += " fd=" + std::to_string(op.fd);
+    if (op.fd.valid()) l += " fd=" + std::to_string(op.fd.num);
     if (!op.source_beneath.empty()) l += " nofollow-below=" + base::json_quote(op.source_beneath);
     if (!op.dest_beneath.empty()) l += " dest-nofollow-below=" + base::json_quote(op.dest_beneath);
     if (op.source_in_sandbox) l += " source-in-sandbox";
@@ -85,16 +85,16 @@ std::string describe(const Spec& s) {
   for (const auto& c : s.cap_ops)
     line(std::string("cap ") + (c.add ? "add " : "drop ") + (c.cap < 0 ? "ALL" : std::to_string(c.cap)));
   for (const auto& b : s.seccomp) line("seccomp " + std::to_string(b.bytes.size() / 8) + " instructions");
-  if (s.seccomp_fd) line("seccomp-fd " + std::to_string(*s.seccomp_fd));
+  if (s.seccomp_fd) line("seccomp-fd " + std::to_string(s.seccomp_fd->num));
   if (!s.inherit_fds) {
     std::string fds;
-    for (int fd : s.pass_fds) fds += " " + std::to_string(fd);
+    for (Fd fd : s.pass_fds) fds += " " + std::to_string(fd.num);
     line("fds closed except 0 1 2" + fds);
   }
   if (s.argv0) line("argv0 " + base::json_quote(*s.argv0));
   for (const auto& f : s.lock_files) line("lock-file " + base::json_quote(f));
-  auto fd_line = [&](const char* name, const std::optional<int>& fd) {
-    if (fd) line(std::string(name) + " " + std::to_string(*fd));
+  auto fd_line = [&](const char* name, const std::optional<Fd>& fd) {
+    if (fd) line(std::string(name) + " " + std::to_string(fd->num));
   };
   fd_line("sync-fd", s.sync_fd);
   fd_line("block-fd", s.block_fd);

@@ -29,7 +29,7 @@ constexpr DataCase kDataOps[] = {
 
 struct FdCase {
   const char* opt;
-  std::optional<int> Spec::*field;
+  std::optional<rf::spec::Fd> Spec::*field;
 };
 const FdCase kFdOptions[] = {
     {"--sync-fd", &Spec::sync_fd},
@@ -60,15 +60,15 @@ TEST_CASE("--file, --bind-data, --ro-bind-data: an op with the fd, not read by t
     REQUIRE(p.spec.fs_ops.size() == 3);
     const auto& op = p.spec.fs_ops[1];
     CHECK(op.kind == c.kind);
-    CHECK(op.fd == 5);
+    CHECK(op.fd == rf::spec::Fd{5});
     CHECK(op.dest == "/etc/x");
     CHECK(op.source.empty());
     CHECK_FALSE(op.perms);  // the engine's default: 0666 for --file, 0600 for the data binds
     CHECK_FALSE(op.size);
     CHECK_FALSE(op.allow_missing);
     // Ops without a content fd keep the "none" value.
-    CHECK(p.spec.fs_ops[0].fd == -1);
-    CHECK(p.spec.fs_ops[2].fd == -1);
+    CHECK(p.spec.fs_ops[0].fd == rf::spec::Fd{-1});
+    CHECK(p.spec.fs_ops[2].fd == rf::spec::Fd{-1});
   }
 }
 
@@ -76,9 +76,9 @@ TEST_CASE("data ops: fd 0 is valid, the same fd may be named twice, dest kept as
   auto p = parse({"--file", "0", "rel//x/", "--ro-bind-data", "0", "/y", "true"});
   REQUIRE(error_of(p).empty());
   REQUIRE(p.spec.fs_ops.size() == 2);
-  CHECK(p.spec.fs_ops[0].fd == 0);
+  CHECK(p.spec.fs_ops[0].fd == rf::spec::Fd{0});
   CHECK(p.spec.fs_ops[0].dest == "rel//x/");
-  CHECK(p.spec.fs_ops[1].fd == 0);
+  CHECK(p.spec.fs_ops[1].fd == rf::spec::Fd{0});
 }
 
 TEST_CASE("data ops: fd errors and missing values") {
@@ -131,7 +131,7 @@ TEST_CASE("single fd options set their field, fd 0 included") {
     CAPTURE(c.opt);
     auto p = parse(with_fd_prerequisites(c, {c.opt, "0", "true"}));
     REQUIRE(error_of(p).empty());
-    CHECK(p.spec.*c.field == 0);
+    CHECK(p.spec.*c.field == rf::spec::Fd{0});
     CHECK(p.warnings.empty());
     for (const auto& other : kFdOptions)
       if (other.field != c.field && other.field != &Spec::info_fd) CHECK_FALSE(p.spec.*other.field);
@@ -146,7 +146,7 @@ TEST_CASE("single fd options: last wins, with bwrap's warning") {
     CAPTURE(opt);
     auto p = parse(with_fd_prerequisites(c, {opt, "50", opt, "51", opt, "52", "true"}));
     REQUIRE(error_of(p).empty());
-    CHECK(p.spec.*c.field == 52);
+    CHECK(p.spec.*c.field == rf::spec::Fd{52});
     const std::string warning = "Only the last " + opt + " option will take effect";
     CHECK(p.warnings == Words{warning, warning});
   }
@@ -267,9 +267,9 @@ TEST_CASE("the new options work from an --args payload") {
   auto p = fds.parse({"--args", "3", "true"});
   REQUIRE(error_of(p).empty());
   CHECK(fds.reads == std::vector<int>{3});
-  CHECK(p.spec.fs_ops.at(0).fd == 4);
+  CHECK(p.spec.fs_ops.at(0).fd == rf::spec::Fd{4});
   CHECK(p.spec.lock_files == Words{"/l"});
-  CHECK(p.spec.sync_fd == 5);
+  CHECK(p.spec.sync_fd == rf::spec::Fd{5});
   CHECK(p.spec.argv0 == "a0");
   CHECK(p.spec.disable_userns);
   fds.data[3] = nul_words({"--argv0", "a"});
@@ -287,7 +287,7 @@ TEST_CASE("--userns refuses a new user namespace, in bwrap's order") {
         "--userns not compatible --unshare-user-try");
   auto ok = parse({"--userns", "3", "--uid", "5", "true"});
   REQUIRE(error_of(ok).empty());
-  CHECK(ok.spec.userns_fd == 3);
+  CHECK(ok.spec.userns_fd == rf::spec::Fd{3});
 }
 
 TEST_CASE("--bind-fd and --ro-bind-fd: a bind whose source is the fd") {
@@ -295,11 +295,11 @@ TEST_CASE("--bind-fd and --ro-bind-fd: a bind whose source is the fd") {
   REQUIRE(error_of(p).empty());
   REQUIRE(p.spec.fs_ops.size() == 2);
   CHECK(p.spec.fs_ops[0].kind == OpKind::Bind);
-  CHECK(p.spec.fs_ops[0].fd == 3);
+  CHECK(p.spec.fs_ops[0].fd == rf::spec::Fd{3});
   CHECK(p.spec.fs_ops[0].source == "/proc/self/fd/3");
   CHECK(p.spec.fs_ops[0].dest == "/a");
   CHECK(p.spec.fs_ops[1].kind == OpKind::RoBind);
-  CHECK(p.spec.fs_ops[1].fd == 0);
+  CHECK(p.spec.fs_ops[1].fd == rf::spec::Fd{0});
   CHECK(error_of(parse({"--bind-fd", "x", "/a", "true"})) == "Invalid fd: x");
   // bwrap names --bind-fd for both variants.
   CHECK(error_of(parse({"--ro-bind-fd", "3"})) == "--bind-fd takes two arguments");

@@ -175,7 +175,7 @@ TEST_CASE("--seccomp leaves its fd to the engine (read after validation, as bwra
   auto p = parse({"--seccomp", std::to_string(fd), "true"});
   REQUIRE(error_of(p).empty());
   CHECK(p.spec.seccomp.empty());
-  CHECK(p.spec.seccomp_fd == fd);
+  CHECK(p.spec.seccomp_fd == rf::spec::Fd{fd});
   CHECK(fd_is_open(fd));  // not consumed by the parser
   ::close(fd);
 }
@@ -226,7 +226,7 @@ TEST_CASE("--seccomp: last one wins, never read by the parser") {
   CHECK(p.warnings == Words{"Only the last --seccomp option will take effect"});
   CHECK(fds.reads.empty());
   CHECK(p.spec.seccomp.empty());
-  CHECK(p.spec.seccomp_fd == 7);
+  CHECK(p.spec.seccomp_fd == rf::spec::Fd{7});
   CHECK(error_of(fds.parse({"--seccomp", "7", "--bogus"})) == "Unknown option --bogus");
   CHECK(fds.parse({"--seccomp", "7"}).action == Action::Usage);
   CHECK(fds.parse({"--seccomp", "7", "--help"}).action == Action::Help);

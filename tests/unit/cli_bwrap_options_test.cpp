@@ -67,6 +67,7 @@ TEST_CASE("--help and --version act where they appear") {
 TEST_CASE("bwrap mode defaults") {
   auto p = parse({"true"});
   CHECK(p.spec.bwrap_messages);
+  CHECK_FALSE(p.spec.hide_launcher_argv);
   CHECK(p.spec.inherit_fds);
   CHECK_FALSE(p.level_prefix);
   CHECK(p.warnings.empty());
@@ -358,11 +359,11 @@ TEST_CASE("--level-prefix (0.11.0) is reported to the caller") {
 TEST_CASE("--userns2 and --pidns: fds, last one wins with bwrap's warning") {
   auto p = parse({"--userns2", "3", "--pidns", "0", "true"});
   CHECK(error_of(p).empty());
-  CHECK(p.spec.userns2_fd == 3);
-  CHECK(p.spec.pidns_fd == 0);  // fd 0 is a valid fd (bwrap 0.11.1 stopped ignoring it)
+  CHECK(p.spec.userns2_fd == rf::spec::Fd{3});
+  CHECK(p.spec.pidns_fd == rf::spec::Fd{0});  // fd 0 is a valid fd (bwrap 0.11.1 stopped ignoring it)
   auto q = parse({"--pidns", "3", "--pidns", "4", "--userns2", "5", "--userns2", "6", "true"});
-  CHECK(q.spec.pidns_fd == 4);
-  CHECK(q.spec.userns2_fd == 6);
+  CHECK(q.spec.pidns_fd == rf::spec::Fd{4});
+  CHECK(q.spec.userns2_fd == rf::spec::Fd{6});
   CHECK(q.warnings == Words{"Only the last --pidns option will take effect",
                             "Only the last --userns2 option will take effect"});
   CHECK(error_of(parse({"--pidns", "x3", "true"})) == "Invalid fd: x3");

@@ -10,6 +10,7 @@
 #include <string>
 
 #include "ringfence/cli/native_run.hpp"
+#include "ringfence/spec/validate.hpp"
 
 using rf::cli::HostFacts;
 using rf::cli::RunOptions;
@@ -86,8 +87,9 @@ TEST_CASE("run: a host without user namespaces but with Landlock runs the landlo
   auto plan = rf::cli::plan_run(options(t), host(Level::Landlock));
   REQUIRE_MESSAGE(plan, (plan ? "" : plan.error().message()));
   CHECK(plan->level == Level::Landlock);
-  CHECK(plan->spec.landlock);
-  CHECK(plan->spec.soft_jail);
+  CHECK(plan->spec.jail == rf::spec::Jail::Landlock);
+  CHECK(rf::spec::validate_jail(plan->spec));
+  CHECK(plan->spec.hide_launcher_argv);
   CHECK(!plan->spec.ns.user);
   CHECK(rights_of(*plan, t.proj) == (Rule::Read | Rule::Write | Rule::Execute));
   CHECK(rights_of(*plan, "/usr") == (Rule::Read | Rule::Execute));
@@ -166,7 +168,9 @@ TEST_CASE("run: --level lowers the level, never raises it") {
   plan = rf::cli::plan_run(o, host(Level::Kernel));
   REQUIRE(plan);
   CHECK(plan->level == Level::Soft);
-  CHECK(!plan->spec.landlock);
+  CHECK(plan->spec.jail == rf::spec::Jail::Soft);
+  CHECK(rf::spec::validate_jail(plan->spec));
+  CHECK(plan->spec.hide_launcher_argv);
   CHECK(plan->level_summary.find("files outside the project") != std::string::npos);
   o.level = "kernel";
   plan = rf::cli::plan_run(o, host(Level::Landlock));
@@ -176,7 +180,9 @@ TEST_CASE("run: --level lowers the level, never raises it") {
   plan = rf::cli::plan_run(o, host(Level::Kernel));
   REQUIRE(plan);
   CHECK(plan->level == Level::Kernel);
-  CHECK(!plan->spec.landlock);
+  CHECK(plan->spec.jail == rf::spec::Jail::Kernel);
+  CHECK(rf::spec::validate_jail(plan->spec));
+  CHECK(plan->spec.hide_launcher_argv);
   // The host's level, when it names landlock but the kernel has none, is soft.
   plan = rf::cli::plan_run(o, host(Level::Landlock, 0));
   REQUIRE(plan);

@@ -70,7 +70,7 @@ TEST_CASE("a spec with every kind of field, in a fixed order") {
   s.cap_ops.push_back({true, 12});
   s.seccomp.push_back({std::string(16, '\0')});
   s.inherit_fds = false;
-  s.pass_fds = {5, 7};
+  s.pass_fds = {rf::spec::Fd{5}, rf::spec::Fd{7}};
   s.new_session = s.die_with_parent = s.as_pid_1 = true;
   CHECK(describe(s) ==
         "namespaces user-try,pid,cgroup-try\n"
@@ -112,21 +112,21 @@ TEST_CASE("data ops, lock files, fds and the user namespace flags") {
   FsOp file;
   file.kind = OpKind::File;
   file.dest = "/etc/passwd";
-  file.fd = 0;
+  file.fd = rf::spec::Fd{0};
   s.fs_ops.push_back(file);
   FsOp data;
   data.kind = OpKind::RoBindData;
   data.dest = "/d";
-  data.fd = 11;
+  data.fd = rf::spec::Fd{11};
   data.perms = 0444;
   s.fs_ops.push_back(data);
   s.argv0 = "-sh";
   s.lock_files = {"/a", "/b c"};
-  s.sync_fd = 3;
-  s.block_fd = 4;
-  s.userns_block_fd = 5;
-  s.info_fd = 6;
-  s.json_status_fd = 7;
+  s.sync_fd = rf::spec::Fd{3};
+  s.block_fd = rf::spec::Fd{4};
+  s.userns_block_fd = rf::spec::Fd{5};
+  s.info_fd = rf::spec::Fd{6};
+  s.json_status_fd = rf::spec::Fd{7};
   s.disable_userns = s.assert_userns_disabled = true;
   CHECK(describe(s) ==
         "namespaces user\n"

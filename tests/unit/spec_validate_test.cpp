@@ -116,7 +116,7 @@ TEST_CASE("validate messages") {
   }
   SUBCASE("passed fds must be real fd numbers") {
     Spec s = runnable();
-    s.pass_fds = {3, -1};
+    s.pass_fds = {rf::spec::Fd{3}, rf::spec::Fd{-1}};
     CHECK(message_of(s, none) == "Invalid fd: -1");
     CHECK(validate(s, none, kUser, kGroup).error().code() == 0);
   }
@@ -128,22 +128,22 @@ TEST_CASE("validate messages") {
       op.dest = "/x";
       s.fs_ops.push_back(op);
       CHECK(message_of(s, none) == "Invalid fd: -1");
-      s.fs_ops[0].fd = 0;
+      s.fs_ops[0].fd = rf::spec::Fd{0};
       CHECK(message_of(s, none).empty());
     }
   }
   SUBCASE("the single fds must be real fd numbers") {
-    for (std::optional<int> Spec::*field :
+    for (std::optional<rf::spec::Fd> Spec::*field :
          {&Spec::sync_fd, &Spec::block_fd, &Spec::info_fd, &Spec::json_status_fd}) {
       Spec s = runnable();
-      s.*field = 0;
+      s.*field = rf::spec::Fd{0};
       CHECK(message_of(s, none).empty());
-      s.*field = -2;
+      s.*field = rf::spec::Fd{-2};
       CHECK(message_of(s, none) == "Invalid fd: -2");
     }
     Spec s = runnable();
-    s.userns_block_fd = -3;
-    s.info_fd = 4;
+    s.userns_block_fd = rf::spec::Fd{-3};
+    s.info_fd = rf::spec::Fd{4};
     CHECK(message_of(s, user) == "Invalid fd: -3");
   }
   SUBCASE("lock files and as-pid-1") {
@@ -159,10 +159,10 @@ TEST_CASE("validate messages") {
   }
   SUBCASE("--userns-block-fd needs a user namespace and --info-fd") {
     Spec s = runnable();
-    s.userns_block_fd = 5;
+    s.userns_block_fd = rf::spec::Fd{5};
     CHECK(message_of(s, none) == "--userns-block-fd requires --unshare-user");
     CHECK(message_of(s, user) == "--userns-block-fd requires --info-fd");
-    s.info_fd = 6;
+    s.info_fd = rf::spec::Fd{6};
     CHECK(message_of(s, none) == "--userns-block-fd requires --unshare-user");
     CHECK(message_of(s, user).empty());
   }
@@ -172,8 +172,8 @@ TEST_CASE("validate messages") {
     // Without a namespace of its own it would lower the host's max_user_namespaces.
     CHECK(message_of(s, none) == "--disable-userns requires --unshare-user");
     CHECK(message_of(s, user).empty());
-    s.userns_block_fd = 5;
-    s.info_fd = 6;
+    s.userns_block_fd = rf::spec::Fd{5};
+    s.info_fd = rf::spec::Fd{6};
     CHECK(message_of(s, user) == "--disable-userns is not compatible with  --userns-block-fd");
     CHECK(message_of(s, none) == "--userns-block-fd requires --unshare-user");
   }
@@ -234,4 +234,130 @@ TEST_CASE("ops in a tree the sandbox can write") {
   FsOp both = bind;
   both.source_in_sandbox = true;
   CHECK_FALSE(message_of(with(both), none).empty());
+}
+
+TEST_CASE("jail rules") {
+  Namespaces none;
+  auto jailed = [](Jail jail) {
+    Spec s = runnable();
+    s.jail = jail;
+    return s;
+  };
+  SUBCASE("the landlock and soft jails run a plain Spec") {
+    CHECK(validate_jail(jailed(Jail::Landlock)));
+    CHECK(validate_jail(jailed(Jail::Soft)));
+    CHECK(validate_jail(jailed(Jail::Kernel)));
+  }
+  SUBCASE("landlock rules only in the landlock jail") {
+    for (Jail jail : {Jail::Kernel, Jail::Soft}) {
+      Spec s = jailed(jail);
+      s.landlock_rules.push_back({"/usr", Spec::FsRule::Read, true});
+      CHECK(message_of(s, none) ==
+            std::string("landlock rules (the first for /usr) need the landlock jail: the ") +
+                (jail == Jail::Kernel ? "kernel" : "soft") + " jail applies no filesystem ruleset");
+      CHECK(validate_jail(s).error().message() == message_of(s, none));
+      s.jail = Jail::Landlock;
+      CHECK(validate_jail(s));
+    }
+  }
+  SUBCASE("an exec allowlist exactly with shell off, in every jail") {
+    for (Jail jail : {Jail::Kernel, Jail::Landlock, Jail::Soft}) {
+      Spec s = jailed(jail);
+      s.restrict_exec = true;
+      CHECK(validate_jail(s).error().message() ==
+            "shell off (restrict_exec) with no file allowed: not even the command could run");
+      s.exec_allow = {"/usr/bin/true"};
+      CHECK(validate_jail(s));
+      s.restrict_exec = false;
+      CHECK(validate_jail(s).error().message() ==
+            "an exec allowlist (the first: /usr/bin/true) without shell off (restrict_exec) would not be "
+            "enforced");
+    }
+  }
+  SUBCASE("the loader guard: kernel jail, shell off, headers binfmt_misc can match, a pid 1") {
+    Spec s = jailed(Jail::Kernel);
+    s.restrict_exec = true;
+    s.exec_allow = {"/usr/bin/true"};
+    s.refuse_exec_headers = {
+        std::string("\x7f"
+                    "ELF",
+                    4)};
+    CHECK(validate_jail(s));
+    Namespaces userpid;
+    userpid.user = userpid.pid = true;
+    CHECK(validate(s, userpid, kUser, kGroup));
+    CHECK(validate(s, none, kUser, kGroup).error().message() ==
+          "the loader guard needs a user and a PID namespace with a pid 1 of ringfence's own");
+    s.refuse_exec_headers.push_back(std::string(129, 'x'));
+    CHECK(validate_jail(s).error().message() ==
+          "a loader guard's header of 129 bytes: binfmt_misc matches 1 to 128");
+    s.refuse_exec_headers.pop_back();
+    s.jail = Jail::Landlock;
+    CHECK(validate_jail(s).error().message() ==
+          "the loader guard (refuse_exec_headers) needs the kernel jail and shell off");
+  }
+  SUBCASE("the landlock and soft jails refuse what only the kernel jail does") {
+    struct Case {
+      const char* what;
+      void (*set)(Spec&);
+      const char* message;  // after "the soft jail cannot take "
+    };
+    const Case cases[] = {
+        {"a namespace", [](Spec& s) { s.ns.net = true; }, "namespaces: it runs the command in the host's"},
+        {"a -try namespace", [](Spec& s) { s.ns.cgroup_try = true; },
+         "namespaces: it runs the command in the host's"},
+        {"an fs op",
+         [](Spec& s) {
+           FsOp op;
+           op.kind = OpKind::Tmpfs;
+           op.dest = "/tmp";
+           s.fs_ops.push_back(op);
+         },
+         "filesystem operations (the first at /tmp): it has no mount namespace to apply them in"},
+        {"a uid", [](Spec& s) { s.uid = 0; },
+         "a uid, gid or hostname: they need a user or UTS namespace of the sandbox's own"},
+        {"a hostname", [](Spec& s) { s.hostname = "h"; },
+         "a uid, gid or hostname: they need a user or UTS namespace of the sandbox's own"},
+        {"a capability op",
+         [](Spec& s) {
+           s.cap_ops.push_back({true, 12});
+         },
+         "capability operations: it drops every capability"},
+        {"proc masks", [](Spec& s) { s.proc_masks = true; },
+         "proc_masks or the bounds of the root tmpfs: it mounts no /proc and no root"},
+        {"a root size", [](Spec& s) { s.root_size = 1 << 20; },
+         "proc_masks or the bounds of the root tmpfs: it mounts no /proc and no root"},
+        {"late masks", [](Spec& s) { s.supervision.late_masks.patterns = {".env"}; },
+         "masks for names created later: it mounts nothing to cover them with"},
+        {"a bwrap fd", [](Spec& s) { s.sync_fd = Fd{3}; },
+         "bwrap's descriptors (--sync-fd, --file FD, ...): they are bwrap mode's"},
+        {"a seccomp fd", [](Spec& s) { s.seccomp_fd = Fd{3}; },
+         "bwrap's descriptors (--sync-fd, --file FD, ...): they are bwrap mode's"},
+        {"a lock file", [](Spec& s) { s.lock_files = {"/x"}; },
+         "--lock-file, --as-pid-1 or the user namespace lockdown: they are bwrap mode's"},
+        {"the userns lockdown", [](Spec& s) { s.assert_userns_disabled = true; },
+         "--lock-file, --as-pid-1 or the user namespace lockdown: they are bwrap mode's"},
+    };
+    for (const auto& c : cases) {
+      CAPTURE(c.what);
+      Spec soft = jailed(Jail::Soft);
+      c.set(soft);
+      CHECK(validate_jail(soft).error().message() == std::string("the soft jail cannot take ") + c.message);
+      CHECK(validate_jail(soft).error().code() == 0);
+      Spec landlock = jailed(Jail::Landlock);
+      c.set(landlock);
+      CHECK(validate_jail(landlock).error().message() ==
+            std::string("the landlock jail cannot take ") + c.message);
+      Spec kernel = jailed(Jail::Kernel);
+      c.set(kernel);
+      CHECK(validate_jail(kernel));
+    }
+  }
+  SUBCASE("validate runs the jail rules first") {
+    Spec s;  // no command, and a bwrap lockdown error
+    s.disable_userns = true;
+    s.jail = Jail::Soft;
+    s.ns.pid = true;
+    CHECK(message_of(s, none) == "the soft jail cannot take namespaces: it runs the command in the host's");
+  }
 }

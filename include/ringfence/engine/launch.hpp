@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "ringfence/base/result.hpp"
+#include "ringfence/spec/owned_fds.hpp"
 #include "ringfence/spec/spec.hpp"
 
 namespace rf::engine {
@@ -43,12 +44,17 @@ int landlock_abi();
 base::Status seal_launcher();
 
 // As launch(), with the whole outcome (native mode's supervision).
-base::Result<Outcome> run_sandbox(const spec::Spec& spec);
+base::Result<Outcome> run_sandbox(const spec::Spec& spec, spec::OwnedFds& fds);
 
 // Runs spec.argv confined as the Spec says, waits for it and returns its exit code in bwrap's
 // encoding: n for exit(n), 128+s when killed by signal s. Any setup failure (in the parent or in
 // the child before exec, including exec itself) is returned as an Error whose message is
 // already worded for the user (bwrap's texts when spec.bwrap_messages).
-base::Result<int> launch(const spec::Spec& spec);
+// `fds` owns every descriptor the Spec names (spec::named_fds; a Spec naming one it does not hold
+// is refused). The engine takes out and closes each where bwrap does (a data or seccomp fd once
+// read, the info fd once written, --sync-fd, --block-fd and --bind-fd sources after clone,
+// --userns-block-fd once it is readable); the namespace fds and the JSON status fd stay in it,
+// open, as bwrap keeps them open until it exits.
+base::Result<int> launch(const spec::Spec& spec, spec::OwnedFds& fds);
 
 }  // namespace rf::engine

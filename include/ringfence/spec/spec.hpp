@@ -13,6 +13,15 @@
 
 namespace rf::spec {
 
+// A descriptor the caller gave for the sandbox (`--sync-fd 5`), by number: plain data that names
+// an fd of the launcher and owns nothing. The descriptors themselves belong to an OwnedFds
+// (owned_fds.hpp) that the front end fills and hands to the engine with the Spec. num < 0: none.
+struct Fd {
+  int num = -1;
+  [[nodiscard]] bool valid() const { return num >= 0; }
+  friend bool operator==(Fd, Fd) = default;
+};
+
 // Filesystem operations, applied inside the new root in the order given (bwrap semantics).
 enum class OpKind {
   Bind,        // recursive bind, nosuid,nodev
@@ -45,8 +54,9 @@ struct FsOp {
   // count); unset, the kernel's default, as bwrap does.
   std::optional<std::uint64_t> inodes;
   // File/BindData/RoBindData: content source; Bind/RoBind: the source object itself
-  // (--bind-fd), which replaces the source path. Consumed (closed) by the engine.
-  int fd = -1;
+  // (--bind-fd), which replaces the source path. The engine closes it through the OwnedFds: a
+  // content fd once read, a --bind-fd source after clone (and the child's copy once bound).
+  Fd fd;
   // Native mode's masks: a RoBindData with no content and no fd. Every such op binds one shared
   // empty file (0444), so thousands of masks cost no descriptor each and one inode.
   bool empty = false;
@@ -172,6 +182,15 @@ struct BpfBytes {
   std::string bytes;
 };
 
+// Which jail confines the command. Kernel: namespaces, the filesystem ops, capabilities, id maps
+// (bwrap mode is always this). Landlock and Soft (native mode, where namespaces are not available
+// or not wanted): no namespace and no filesystem op; the environment, chdir, the supervision
+// (rlimits, cgroup limits, connect policy, timeout), no_new_privs, seccomp and the exec allowlist
+// apply, and the launcher (a subreaper) kills whatever the command leaves behind. Landlock adds
+// `landlock_rules`, a ruleset over the host's tree. validate_jail() refuses the fields a jail
+// would ignore.
+enum class Jail : std::uint8_t { Kernel, Landlock, Soft };
+
 struct Spec {
   std::vector<std::string> argv;  // command and its arguments (argv[0] = file to exec)
   std::vector<FsOp> fs_ops;       // in command-line order
@@ -185,27 +204,31 @@ struct Spec {
   std::vector<BpfBytes> seccomp;        // installed last, in this order
   // --seccomp: one program still in its fd, read (and closed) by the engine after validation and
   // after the bind sources are resolved, where bwrap reads it; installed after `seccomp`.
-  std::optional<int> seccomp_fd;
+  std::optional<Fd> seccomp_fd;
   bool inherit_fds = true;              // pass inherited fds (bwrap); false: close all but pass_fds
-  std::vector<int> pass_fds;            // fds kept when inherit_fds is false (besides 0,1,2)
+  std::vector<Fd> pass_fds;             // fds kept when inherit_fds is false (besides 0,1,2)
   std::optional<std::string> argv0;     // --argv0: argv[0] the command sees
   std::vector<std::string> lock_files;  // --lock-file: paths inside the sandbox, read-locked by pid 1
-  std::optional<int> sync_fd;           // --sync-fd: held open by pid 1 for the sandbox's life
-  std::optional<int> block_fd;          // --block-fd: wait for a byte (or EOF) before exec
-  std::optional<int> userns_block_fd;   // --userns-block-fd: wait before the child continues
-  std::optional<int> userns_fd;         // --userns: join this user namespace instead of a new one
-  std::optional<int> userns2_fd;        // --userns2: switch to this user namespace after setup
-  std::optional<int> pidns_fd;          // --pidns: run in (or, with ns.pid, under) this pid namespace
-  std::optional<int> info_fd;           // --info-fd: one JSON object after clone
-  std::optional<int> json_status_fd;    // --json-status-fd: JSON lines (start, exit-code)
+  // bwrap's descriptors. The engine closes each through the OwnedFds where bwrap closes it (see
+  // engine/launch.hpp); the namespace fds and the JSON status fd stay open.
+  std::optional<Fd> sync_fd;            // --sync-fd: held open by pid 1 for the sandbox's life
+  std::optional<Fd> block_fd;           // --block-fd: wait for a byte (or EOF) before exec
+  std::optional<Fd> userns_block_fd;    // --userns-block-fd: wait before the child continues
+  std::optional<Fd> userns_fd;          // --userns: join this user namespace instead of a new one
+  std::optional<Fd> userns2_fd;         // --userns2: switch to this user namespace after setup
+  std::optional<Fd> pidns_fd;           // --pidns: run in (or, with ns.pid, under) this pid namespace
+  std::optional<Fd> info_fd;            // --info-fd: one JSON object after clone
+  std::optional<Fd> json_status_fd;     // --json-status-fd: JSON lines (start, exit-code)
   bool disable_userns = false;          // --disable-userns
   bool assert_userns_disabled = false;  // --assert-userns-disabled
   bool new_session = false;
   bool die_with_parent = false;
   bool as_pid_1 = false;
-  Supervision supervision;  // native mode only
-  // "Shell off": only these files (paths inside the sandbox: the command and its interpreters)
-  // may be executed, enforced with Landlock's execute right.
+  // Set by the native front end only (bwrap's leaves them at their defaults).
+  Jail jail = Jail::Kernel;
+  Supervision supervision;
+  // "Shell off", in every jail: only these files (paths inside the sandbox: the command and its
+  // interpreters) may be executed, enforced with Landlock's execute right.
   bool restrict_exec = false;
   std::vector<std::string> exec_allow;
   // Kernel jail, shell off: files that begin with one of these byte strings (the first bytes of
@@ -214,19 +237,15 @@ struct Spec {
   // the kernel still maps them as the interpreter of the command (Linux 6.7: binfmt_misc in a
   // user namespace). The handler replaces the host's binfmt_misc entries in the sandbox.
   std::vector<std::string> refuse_exec_headers;
-  // The soft jail, where namespaces are not available or not wanted: no namespace and no
-  // filesystem op; only the environment, chdir, rlimits, no_new_privs and seccomp apply, and
-  // the launcher (a subreaper) kills whatever the command leaves behind.
-  bool soft_jail = false;
-  // Native mode's /proc: /proc/sys, sysrq-trigger, irq and bus read-only whatever access(2)
+  // The kernel jail's /proc: /proc/sys, sysrq-trigger, irq and bus read-only whatever access(2)
   // says, and entries about the host's keys, timers and kernel memory hidden (bwrap mode keeps
   // bwrap's rule: cover only what the caller could write).
   bool proc_masks = false;
-  // Native mode: size= (bytes) of the tmpfs that becomes "/" (it holds mount points only); unset,
+  // The kernel jail: size= (bytes) of the tmpfs that becomes "/" (it holds mount points only); unset,
   // the kernel's default (half the memory), as bwrap does.
   std::optional<std::uint64_t> root_size;
   std::optional<std::uint64_t> root_inodes;  // and its nr_inodes=
-  // The landlock level (with soft_jail): a Landlock filesystem ruleset applied to the command
+  // The landlock jail's rules: a Landlock filesystem ruleset applied to the command
   // before exec, after no_new_privs. Each rule gives rights on a host path and everything
   // beneath it; every path not covered is refused. The engine maps the rights onto the kernel's
   // Landlock ABI (refer, truncate and device ioctls where it has them) and, at ABI 6 and
@@ -242,9 +261,12 @@ struct Spec {
     unsigned rights = 0;
     bool allow_missing = true;  // a missing path is skipped; else the run fails
   };
-  bool landlock = false;
   std::vector<FsRule> landlock_rules;
-  // How errors are worded: bwrap mode prints "bwrap: <message>" exactly as bwrap does.
+  // Blank pid 1's copy of the launcher's argv (it shows in the sandbox's /proc/1/cmdline and
+  // could hold what the command is not meant to see). bwrap leaves it, so bwrap mode does.
+  bool hide_launcher_argv = false;
+  // How errors are worded, and nothing else: bwrap mode prints "bwrap: <message>" exactly as
+  // bwrap does; native mode prefixes a failure in the child with its setup step.
   bool bwrap_messages = true;
 };
 

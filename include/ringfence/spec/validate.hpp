@@ -13,6 +13,12 @@ namespace rf::spec {
 Namespaces effective_namespaces(const Spec& spec, uid_t caller_uid, bool userns_available,
                                 bool cgroupns_available);
 
+// The jail's rules, for every front end: landlock rules only in the landlock jail, an exec
+// allowlist exactly with shell off, and in the landlock and soft jails nothing they would ignore
+// (namespaces, filesystem ops, ids, capabilities, /proc and root bounds, late masks, bwrap's
+// options and descriptors). validate() runs it first; the landlock and soft jails run only this.
+base::Status validate_jail(const Spec& spec);
+
 // Checks that do not depend on the host (e.g. --hostname needs --unshare-uts), run against the
 // effective namespaces. `caller_uid`/`caller_gid` are the real ids of the invoking process.
 base::Status validate(const Spec& spec, const Namespaces& effective, uid_t caller_uid, gid_t caller_gid);
