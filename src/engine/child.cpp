@@ -14,11 +14,11 @@
 #include <cstring>
 #include <vector>
 
-#include "cgroup.hpp"
 #include "child.hpp"
 #include "mounts.hpp"
 #include "recipe.hpp"
 #include "steps.hpp"
+#include "supervise/cgroup.hpp"
 
 namespace rf::engine {
 namespace {

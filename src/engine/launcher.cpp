@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: LGPL-2.1-or-later
-// The parent side: prepare everything the child needs, clone3 into the new namespaces, then
-// read the status pipe and wait. The child writes its own id maps, so the parent never has to
-// hand off to it on the common path.
+// The kernel jail's side of the launch (launch_phases.hpp): prepare everything the child needs,
+// clone3 into the new namespaces, the launcher's step at sync point 1; and the engine's entry
+// point. The child writes its own id maps, so the launcher never has to hand off to it on the
+// common path.
 #include <fcntl.h>
 #include <linux/nsfs.h>
 #include <sched.h>
@@ -22,11 +23,9 @@
 #include <memory>
 #include <optional>
 
-#include "cgroup.hpp"
 #include "child.hpp"
 #include "context.hpp"
-#include "mask_watch.hpp"
-#include "monitor.hpp"
+#include "launch_phases.hpp"
 #include "overlay.hpp"
 #include "resolve.hpp"
 #include "ringfence/base/kernel.hpp"
@@ -37,7 +36,6 @@
 #include "ringfence/spec/validate.hpp"
 #include "status_fd.hpp"
 #include "steps.hpp"
-#include "supervisor.hpp"
 #include "sync.hpp"
 
 extern char** environ;
@@ -249,15 +247,6 @@ Status parent_step(const spec::Spec& spec, spec::OwnedFds& fds, const ChildConte
   return {};
 }
 
-// After the watch: whether the memory limit killed something, then the cgroup emptied and
-// removed (the pid namespace is gone by now; the group's removal is what is checked).
-Result<Outcome> finish_run(Result<Outcome> out, SandboxCgroup* cgroup) {
-  if (!cgroup) return out;
-  if (out) out->oom_killed = cgroup->oom_killed();
-  if (auto f = cgroup->finish(); !f) base::log::warning(f.error().describe());
-  return out;
-}
-
 }  // namespace
 
 Status seal_launcher() {
@@ -289,15 +278,11 @@ Status seal_launcher() {
   return {};
 }
 
-Result<Outcome> run_sandbox(const spec::Spec& spec, spec::OwnedFds& fds) {
-  for (spec::Fd fd : spec::named_fds(spec))
-    if (!fds.holds(fd))
-      return Error(EBADF, "the sandbox's description names fd " + std::to_string(fd.num) +
-                              ", which was not handed to the launcher with it");
-  if (spec.jail != spec::Jail::Kernel) return run_soft_jail(spec, fds);
-  ChildContext ctx;
-  ctx.spec = &spec;
-  ctx.fds = &fds;
+// ---- the kernel jail's phases (launch_phases.hpp) ------------------------------------------
+
+Status Launch::prepare_kernel() {
+  const spec::Spec& spec = spec_;
+  ChildContext& ctx = ctx_;
   ctx.real_uid = ::getuid();
   ctx.real_gid = ::getgid();
   ctx.privileged = ctx.real_uid == 0;
@@ -330,10 +315,10 @@ Result<Outcome> run_sandbox(const spec::Spec& spec, spec::OwnedFds& fds) {
   if (spec.hide_launcher_argv)
     if (auto cmdline = base::read_file("/proc/self/cmdline")) ctx.argv_area_len = cmdline->size();
   ctx.home = env_value(ctx.env, "HOME");
-  RF_TRY(resolve_sources(spec, fds, ctx.ops));
+  RF_TRY(resolve_sources(spec, fds_, ctx.ops));
   ctx.seccomp = spec.seccomp;
   if (spec.seccomp_fd) {
-    base::UniqueFd fd = fds.take(*spec.seccomp_fd);
+    base::UniqueFd fd = fds_.take(*spec.seccomp_fd);
     auto data = base::read_all(fd.get());
     if (!data) return data.error().reworded("Can't read seccomp data");
     // Each classic-BPF instruction (struct sock_filter) is 8 bytes.
@@ -348,53 +333,29 @@ Result<Outcome> run_sandbox(const spec::Spec& spec, spec::OwnedFds& fds) {
   ctx.umask = ::umask(0);
   ::umask(ctx.umask);
 
-  int pipefd[2];
-  if (::pipe2(pipefd, O_CLOEXEC) != 0) return base::errno_error("pipe2");
-  base::UniqueFd rd(pipefd[0]), wr(pipefd[1]);
-  ctx.status_fd = wr.get();
   // Sync point 1 (the child waits for the parent) only where the parent has a step to do.
-  base::UniqueFd go_rd, go_wr;
+  int pipefd[2];
   if (ctx.parent_step) {
     if (::pipe2(pipefd, O_CLOEXEC) != 0) return base::errno_error("pipe2");
-    go_rd.reset(pipefd[0]);
-    go_wr.reset(pipefd[1]);
-    ctx.go_fd = go_rd.get();
+    go_rd_.reset(pipefd[0]);
+    go_wr_.reset(pipefd[1]);
+    ctx.go_fd = go_rd_.get();
   }
-  base::UniqueFd pid_rd, pid_wr;
   if (spec.pidns_fd) {
-    RF_TRY(make_pid_socket_from_parent(pid_rd, pid_wr));
-    ctx.pid_sock = pid_wr.get();
+    RF_TRY(make_pid_socket_from_parent(pid_rd_, pid_wr_));
+    ctx.pid_sock = pid_wr_.get();
   }
-
   // The launcher dies with its caller too, so the chain caller -> launcher -> sandbox holds:
   // by a death signal (bwrap's way: it fires when the parent *thread* exits), or in native mode
   // by watching the parent process.
-  const spec::Supervision& sup = spec.supervision;
-  if (spec.die_with_parent && !sup.watch_parent_process && prctl(PR_SET_PDEATHSIG, SIGKILL, 0, 0, 0) != 0)
+  if (spec.die_with_parent && !spec.supervision.watch_parent_process &&
+      prctl(PR_SET_PDEATHSIG, SIGKILL, 0, 0, 0) != 0)
     return base::errno_error("prctl(PR_SET_PDEATHSIG)");
-  // Forwarded signals are blocked before clone, read from a signalfd, and unblocked again in
-  // the child (ctx.sigmask).
-  RF_TRY_ASSIGN(watch_fds, open_watch_fds(sup, ctx.sigmask, ctx.restore_sigmask));
-  base::UniqueFd parent_fd = std::move(watch_fds.parent);
-  base::UniqueFd signal_fd = std::move(watch_fds.signals);
-  // A caller that ignores SIGCHLD (Erlang) would make waitpid lose the status.
-  ::signal(SIGCHLD, SIG_DFL);
-  // The connect policy: rules parsed and the log opened now (errors are setup errors); the
-  // command hands its listener over a socket made before clone.
-  std::shared_ptr<Supervisor> supervisor;
-  base::UniqueFd notify_child;
-  if (sup.connect.enabled) {
-    RF_TRY(prepare_supervisor(sup.connect, ctx, supervisor, notify_child));
-  }
+  return {};
+}
 
-  // --limit memory/pids/cpu: the sandbox's cgroup, made and limited now; the child joins it.
-  std::unique_ptr<SandboxCgroup> cgroup;
-  if (sup.cgroup.any()) {
-    RF_TRY_ASSIGN(made, SandboxCgroup::create(sup.cgroup));
-    cgroup = std::move(made);
-    ctx.cgroup_procs_fds = cgroup->procs_fds();
-  }
-
+Status Launch::spawn_kernel() {
+  const spec::Spec& spec = spec_;
   // --userns: the launcher joins the caller's namespace before clone, so the child starts
   // there with all capabilities in it; no maps are written (the namespace has them).
   if (spec.userns_fd && ::setns(spec.userns_fd->num, CLONE_NEWUSER) != 0) {
@@ -405,87 +366,66 @@ Result<Outcome> run_sandbox(const spec::Spec& spec, spec::OwnedFds& fds) {
     return base::errno_error("Joining specified user namespace failed");
   }
   // The reaper program pid 1 becomes once the command runs (reaper_exec.cpp).
-  base::UniqueFd reaper_fd(ctx.reaper ? make_reaper_memfd_from_parent() : -1);
-  ctx.reaper_fd = reaper_fd.get();
-  pid_t pid = clone_into(clone_flags(spec, ctx.ns));
-  if (pid < 0) return clone_error(errno, ctx.ns, ctx.privileged);
+  reaper_fd_.reset(ctx_.reaper ? make_reaper_memfd_from_parent() : -1);
+  ctx_.reaper_fd = reaper_fd_.get();
+  pid_t pid = clone_into(clone_flags(spec, ctx_.ns));
+  if (pid < 0) return clone_error(errno, ctx_.ns, ctx_.privileged);
   if (pid == 0) {
-    rd.reset();
-    go_wr.reset();
-    pid_rd.reset();
-    if (supervisor) supervisor->set_handoff({});
-    run_child(ctx);
+    status_rd_.reset();
+    go_wr_.reset();
+    pid_rd_.reset();
+    supervision_->in_child();
+    run_child(ctx_);
   }
-  wr.reset();
-  reaper_fd.reset();
-  notify_child.reset();
-  go_rd.reset();
-  if (cgroup) cgroup->close_procs_fds();
-  pid_wr.reset();
-  // Masks for names created later: the sandbox's user and mount namespaces are opened now,
-  // while the child waits at sync point 1 (later a non-dumpable process's /proc entries are
-  // closed to an unprivileged launcher), then watched until the sandbox has ended. The watch
-  // forks its helper first: no launcher thread runs yet (the supervisor's start in monitor()).
-  std::unique_ptr<MaskWatch> late_masks;
-  if (want_late_masks) {
-    base::UniqueFd mntns(::open(("/proc/" + std::to_string(pid) + "/ns/mnt").c_str(), O_RDONLY | O_CLOEXEC));
-    base::UniqueFd userns(mntns.valid() ? ::ioctl(mntns.get(), NS_GET_USERNS) : -1);
-    auto w = userns.valid()
-                 ? MaskWatch::start(sup.late_masks, std::move(userns), std::move(mntns), pid)
-                 : Result<std::unique_ptr<MaskWatch>>(base::errno_error("opening the sandbox's namespaces"));
-    if (w) {
-      late_masks = std::move(*w);
-    } else {
-      base::log::warning("masks for names created later: " + w.error().describe() +
-                         "; names created after the start are not hidden");
-    }
-  }
-  auto abandon = [&pid](Status s) -> Result<Outcome> {
-    ::kill(pid, SIGKILL);
-    (void)wait_child(pid);
-    return std::move(s).error();
-  };
+  clone_pid_ = pid;
+  reaper_fd_.reset();
+  go_rd_.reset();
+  pid_wr_.reset();
+  return {};
+}
+
+Status Launch::sync_kernel() {
+  const spec::Spec& spec = spec_;
+  // The child waits at sync point 1 (with late masks it does): its namespaces are opened now.
+  if (ctx_.parent_step) supervision_->start_late_masks(clone_pid_);
   // --userns2: the launcher follows the sandbox into that namespace, as bwrap's monitor does.
   if (spec.userns2_fd && ::setns(spec.userns2_fd->num, CLONE_NEWUSER) != 0)
-    return abandon(base::errno_error("Setting userns2 failed"));
-  Watch watch;
-  watch.pid = pid;
-  watch.reaper = ctx.reaper;
-  watch.status_rd = rd.get();
-  watch.json_fd = spec.json_status_fd.value_or(spec::Fd{}).num;
-  watch.bwrap_messages = spec.bwrap_messages;
-  watch.supervisor = supervisor.get();
-  if (sup.forward_signals || sup.timeout_ms || parent_fd.valid() || supervisor) {
-    watch.supervision = &sup;
-    watch.signal_fd = signal_fd.get();
-    watch.parent_fd = parent_fd.get();
-    watch.new_session = spec.new_session;
-  }
+    return base::errno_error("Setting userns2 failed");
   if (spec.pidns_fd) {
-    // From here on `pid` is the sandbox process (bwrap's child-pid); below a second pid
+    // From here on pid_ is the sandbox process (bwrap's child-pid); below a second pid
     // namespace it is the child of that namespace's parent's init, not ours.
-    RF_TRY_ASSIGN(got, receive_pid_from_parent(pid_rd.get(), pid, ctx.ns.pid ? 2 : 1));
-    if (!got) return finish_run(monitor(watch), cgroup.get());  // the failure is on the status pipe
-    pid = watch.pid = *got;
-    watch.ours = !ctx.ns.pid;
+    RF_TRY_ASSIGN(got, receive_pid_from_parent(pid_rd_.get(), clone_pid_, ctx_.ns.pid ? 2 : 1));
+    if (!got) {  // the failure is on the status pipe, for the watch to report
+      pid_known_ = false;
+      return {};
+    }
+    pid_ = *got;
+    ours_ = !ctx_.ns.pid;
   }
   // The fds the sandbox side consumes are not the launcher's to keep: a caller waiting for EOF
   // on --sync-fd must not wait for us.
   for (const auto& fd : {spec.sync_fd, spec.block_fd})
-    if (fd) fds.close(*fd);
+    if (fd) fds_.close(*fd);
   for (const auto& op : spec.fs_ops)  // --bind-fd sources
-    if (op.kind == spec::OpKind::Bind || op.kind == spec::OpKind::RoBind) fds.close(op.fd);
-  if (ctx.parent_step) {
-    Status s = parent_step(spec, fds, ctx, pid, go_wr.get());
-    go_wr.reset();
-    if (!s) return abandon(std::move(s));
+    if (op.kind == spec::OpKind::Bind || op.kind == spec::OpKind::RoBind) fds_.close(op.fd);
+  if (ctx_.parent_step) {
+    Status s = parent_step(spec, fds_, ctx_, pid_, go_wr_.get());
+    go_wr_.reset();
+    RF_TRY(std::move(s));
   }
-  auto out = finish_run(monitor(watch), cgroup.get());
-  // The watch killed the sandbox because a name the masks cover could have stayed readable.
-  if (late_masks) {
-    if (std::string why = late_masks->breach(); !why.empty()) return Error(0, why);
-  }
-  return out;
+  return {};
+}
+
+Result<Outcome> run_sandbox(const spec::Spec& spec, spec::OwnedFds& fds) {
+  for (spec::Fd fd : spec::named_fds(spec))
+    if (!fds.holds(fd))
+      return Error(EBADF, "the sandbox's description names fd " + std::to_string(fd.num) +
+                              ", which was not handed to the launcher with it");
+  Launch run(spec, fds);
+  RF_TRY(run.prepare());
+  RF_TRY(run.spawn());
+  RF_TRY(run.sync());
+  return run.watch();
 }
 
 Result<int> launch(const spec::Spec& spec, spec::OwnedFds& fds) {

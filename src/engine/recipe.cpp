@@ -11,7 +11,7 @@
 #include <string>
 
 #include "steps.hpp"
-#include "supervisor.hpp"
+#include "supervise/supervisor.hpp"
 
 extern char** environ;
 

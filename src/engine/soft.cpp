@@ -20,8 +20,7 @@
 #include <string>
 #include <vector>
 
-#include "cgroup.hpp"
-#include "monitor.hpp"
+#include "launch_phases.hpp"
 #include "recipe.hpp"
 #include "ringfence/base/kernel.hpp"
 #include "ringfence/base/log.hpp"
@@ -29,7 +28,6 @@
 #include "ringfence/base/unique_fd.hpp"
 #include "ringfence/spec/validate.hpp"
 #include "steps.hpp"
-#include "supervisor.hpp"
 #include "sync.hpp"
 
 namespace rf::engine {
@@ -100,64 +98,34 @@ base::Status drop_every_capability_in_child() {
   return {};
 }
 
-base::Result<Outcome> run_soft_jail(const spec::Spec& spec, spec::OwnedFds& fds) {
-  if (spec.argv.empty()) return base::Error(EINVAL, "no command");
-  RF_TRY(spec::validate_jail(spec));
-  ChildContext ctx;
-  ctx.spec = &spec;
-  ctx.fds = &fds;
-  ctx.seccomp = spec.seccomp;
-  ctx.env = final_environment(spec);
+// ---- the jails' phases (launch_phases.hpp) ---------------------------------------------------
+
+base::Status Launch::prepare_jail() {
+  if (spec_.argv.empty()) return base::Error(EINVAL, "no command");
+  RF_TRY(spec::validate_jail(spec_));
+  ctx_.seccomp = spec_.seccomp;
+  ctx_.env = final_environment(spec_);
   if (::prctl(PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0) != 0)
     return base::errno_error("prctl(PR_SET_CHILD_SUBREAPER)");
-  const spec::Supervision& sup = spec.supervision;
-  RF_TRY_ASSIGN(watch_fds, open_watch_fds(sup, ctx.sigmask, ctx.restore_sigmask));
-  base::UniqueFd parent_fd = std::move(watch_fds.parent);
-  base::UniqueFd signal_fd = std::move(watch_fds.signals);
-  int pipefd[2];
-  if (::pipe2(pipefd, O_CLOEXEC) != 0) return base::errno_error("pipe2");
-  base::UniqueFd rd(pipefd[0]), wr(pipefd[1]);
-  ctx.status_fd = wr.get();
-  ::signal(SIGCHLD, SIG_DFL);
-  std::shared_ptr<Supervisor> supervisor;
-  base::UniqueFd notify_child;
-  if (sup.connect.enabled) RF_TRY(prepare_supervisor(sup.connect, ctx, supervisor, notify_child));
-  std::unique_ptr<SandboxCgroup> cgroup;
-  if (sup.cgroup.any()) {
-    RF_TRY_ASSIGN(made, SandboxCgroup::create(sup.cgroup));
-    cgroup = std::move(made);
-    ctx.cgroup_procs_fds = cgroup->procs_fds();
-  }
+  return {};
+}
+
+base::Status Launch::spawn_jail() {
   pid_t pid = ::fork();
   if (pid < 0) return base::errno_error("fork");
   if (pid == 0) {
-    rd.reset();
-    if (supervisor) supervisor->set_handoff({});
+    status_rd_.reset();
+    supervision_->in_child();
     RecipeState st;
-    st.ctx = &ctx;
-    st.level = spec.jail == spec::Jail::Landlock ? Level::Landlock : Level::Soft;
+    st.ctx = &ctx_;
+    st.level = level_;
     run_recipe_in_child(st);
   }
-  wr.reset();
-  notify_child.reset();
-  if (cgroup) cgroup->close_procs_fds();
-  Watch w;
-  w.pid = pid;
-  w.status_rd = rd.get();
-  w.supervision = &sup;
-  w.signal_fd = signal_fd.get();
-  w.parent_fd = parent_fd.get();
-  w.new_session = spec.new_session;
-  w.supervisor = supervisor.get();
-  w.bwrap_messages = spec.bwrap_messages;
-  auto out = monitor(w);
-  // The group holds everything the command started, even what left our process tree.
-  if (cgroup) {
-    if (out) out->oom_killed = cgroup->oom_killed();
-    if (auto f = cgroup->finish(); !f) base::log::warning(f.error().describe());
-  }
-  kill_leftovers();
-  return out;
+  clone_pid_ = pid;
+  return {};
 }
+
+// The command's orphans came to us as the subreaper: nothing outlives the launch.
+void Launch::finish_jail() { kill_leftovers(); }
 
 }  // namespace rf::engine

@@ -42,8 +42,6 @@ base::Result<std::optional<pid_t>> receive_pid_from_parent(int sock, pid_t clone
 
 // launcher.cpp: the launcher's environment with the Spec's env ops applied (PWD removed).
 std::vector<std::string> final_environment(const spec::Spec& spec);
-// soft.cpp: the landlock and soft jails (no namespaces): see spec::Jail.
-base::Result<Outcome> run_soft_jail(const spec::Spec& spec, spec::OwnedFds& fds);
 // soft.cpp: the jails' capability drop: nothing survives into the command, even for root.
 base::Status drop_every_capability_in_child();
 

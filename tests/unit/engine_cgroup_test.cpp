@@ -2,7 +2,7 @@
 // locate_cgroups: this process's group in each hierarchy, from /proc/self/cgroup and mountinfo.
 #include <doctest/doctest.h>
 
-#include "cgroup.hpp"
+#include "supervise/cgroup.hpp"
 
 using rf::engine::CgroupHome;
 using rf::engine::locate_cgroups;

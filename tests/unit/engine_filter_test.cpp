@@ -12,7 +12,7 @@
 #include <stdexcept>
 #include <string>
 
-#include "supervisor.hpp"
+#include "supervise/supervisor.hpp"
 
 using rf::engine::connect_filter_program;
 using rf::spec::ListenPolicy;

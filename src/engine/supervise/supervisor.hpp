@@ -19,8 +19,8 @@
 #include <string>
 #include <vector>
 
+#include "../context.hpp"
 #include "connect_emulate.hpp"
-#include "context.hpp"
 #include "ringfence/base/result.hpp"
 #include "ringfence/base/unique_fd.hpp"
 #include "ringfence/net/policy.hpp"

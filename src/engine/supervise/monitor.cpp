@@ -13,13 +13,13 @@
 #include <cerrno>
 #include <cstdint>
 
+#include "../status_fd.hpp"
+#include "../sync.hpp"
 #include "ringfence/base/kernel.hpp"
 #include "ringfence/base/log.hpp"
 #include "ringfence/base/sys.hpp"
 #include "ringfence/base/unique_fd.hpp"
-#include "status_fd.hpp"
 #include "supervisor.hpp"
-#include "sync.hpp"
 
 namespace rf::engine {
 namespace {
