@@ -9,6 +9,7 @@
 #include <cstdlib>
 #include <string>
 
+#include "cli_run_test_util.hpp"
 #include "ringfence/cli/native_run.hpp"
 #include "ringfence/spec/validate.hpp"
 
@@ -19,6 +20,11 @@ using rf::presets::Level;
 using Rule = rf::spec::Spec::FsRule;
 
 namespace {
+
+using rf::test::has_note;
+using rf::test::rights_of;
+
+HostFacts host(Level level, int abi = 7) { return rf::test::host_at(level, abi); }
 
 struct Tree {
   std::string base, proj, home;
@@ -46,38 +52,11 @@ struct Tree {
   }
 };
 
-HostFacts host(Level level, int abi = 7) {
-  HostFacts h;
-  h.landlock_abi = abi;
-  h.level_network_on = h.level_network_off = level;
-  h.why_not_kernel = "user namespace: unshare(CLONE_NEWUSER): Operation not permitted";
-  return h;
-}
-
-RunOptions options(const Tree& t) {
-  RunOptions o;
-  o.project = t.proj;
-  o.no_profile = true;
-  o.network = "off";
-  o.command = {"true"};
-  return o;
-}
-
-// The rights of the rule on exactly this path; -1 when there is none.
-long rights_of(const RunPlan& p, const std::string& path) {
-  for (const auto& r : p.spec.landlock_rules)
-    if (r.path == path) return r.rights;
-  return -1;
-}
+RunOptions options(const Tree& t) { return rf::test::plain_run(t.proj); }
 
 bool any_rule_under(const RunPlan& p, const std::string& dir) {
   return std::any_of(p.spec.landlock_rules.begin(), p.spec.landlock_rules.end(),
                      [&dir](const Rule& r) { return r.path == dir || r.path.rfind(dir + "/", 0) == 0; });
-}
-
-bool has_note(const RunPlan& p, const std::string& text) {
-  return std::any_of(p.notes.begin(), p.notes.end(),
-                     [&text](const std::string& n) { return n.find(text) != std::string::npos; });
 }
 
 }  // namespace

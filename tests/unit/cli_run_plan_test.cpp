@@ -12,6 +12,7 @@
 #include <optional>
 #include <string>
 
+#include "cli_run_test_util.hpp"
 #include "ringfence/base/remove_tree.hpp"
 #include "ringfence/cli/host_snapshot.hpp"
 #include "ringfence/cli/native_run.hpp"
@@ -27,6 +28,11 @@ using rf::presets::Level;
 using Rule = rf::spec::Spec::FsRule;
 
 namespace {
+
+using rf::test::has_note;
+using rf::test::rights_of;
+
+HostFacts host(Level level, int abi = 7) { return rf::test::host_at(level, abi); }
 
 // A variable of the real environment set to another value for the test's time.
 struct RealEnv {
@@ -79,21 +85,7 @@ struct Tree {
   }
 };
 
-HostFacts host(Level level) {
-  HostFacts h;
-  h.landlock_abi = 7;
-  h.level_network_on = h.level_network_off = level;
-  return h;
-}
-
-RunOptions options(const Tree& t) {
-  RunOptions o;
-  o.project = t.proj;
-  o.no_profile = true;
-  o.network = "off";
-  o.command = {"true"};
-  return o;
-}
+RunOptions options(const Tree& t) { return rf::test::plain_run(t.proj); }
 
 std::optional<std::string> env_of(const RunPlan& p, const std::string& name) {
   for (const auto& e : p.spec.env_ops)
@@ -105,17 +97,6 @@ const rf::spec::FsOp* op_at(const RunPlan& p, const std::string& dest) {
   for (const auto& o : p.spec.fs_ops)
     if (o.dest == dest) return &o;
   return nullptr;
-}
-
-long rights_of(const RunPlan& p, const std::string& path) {
-  for (const auto& r : p.spec.landlock_rules)
-    if (r.path == path) return r.rights;
-  return -1;
-}
-
-bool has_note(const RunPlan& p, const std::string& text) {
-  return std::any_of(p.notes.begin(), p.notes.end(),
-                     [&text](const std::string& n) { return n.find(text) != std::string::npos; });
 }
 
 const AgentItem* item(const std::vector<AgentItem>& items, const std::string& path) {
