@@ -24,11 +24,6 @@
 namespace rf::cli {
 namespace {
 
-using base::Error;
-using base::Status;
-using spec::FsOp;
-using spec::OpKind;
-
 // Bounds of the writable tmpfs mounts of the kernel jail. "/" and /dev hold only mount points,
 // device nodes and links: their files take no space, a bound of 1M leaves room for nothing else.
 // /run holds sockets, locks and pid files. /tmp, /var/tmp and /dev/shm are for real work

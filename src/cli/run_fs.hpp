@@ -9,6 +9,12 @@
 
 namespace rf::cli {
 
+// The names the plan's files use unqualified.
+using base::Error;
+using base::Status;
+using spec::FsOp;
+using spec::OpKind;
+
 // /usr, the /bin-/lib* links or directories, /etc, /opt read-only; host secrets covered; new
 // /proc, minimal /dev, private /tmp, /var/tmp, /run.
 base::Status add_system_dirs(RunPlan& plan);

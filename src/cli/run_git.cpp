@@ -22,11 +22,6 @@
 namespace rf::cli {
 namespace {
 
-using base::Error;
-using base::Status;
-using spec::FsOp;
-using spec::OpKind;
-
 const char* kLinkAdvice =
     " (links in the project are not followed: the sandbox could have made them; replace the link "
     "by what it points to)";
