@@ -123,6 +123,7 @@ base::Result<Response> parse_response(std::string_view msg) {
   std::uint16_t qclass = 0;
   if (!read_name(r, out.name, true) || !r.u16(out.qtype) || !r.u16(qclass))
     return Error(0, "DNS response with a malformed question");
+  out.question_end = r.at;
   for (unsigned i = 0; i < an; ++i) {
     Record rec;
     std::uint16_t cls = 0, rdlen = 0;
@@ -192,6 +193,38 @@ std::string with_id(std::string_view msg, std::uint16_t id) {
     out[0] = static_cast<char>(id >> 8);
     out[1] = static_cast<char>(id & 0xFF);
   }
+  return out;
+}
+
+std::string forwarded_query(std::uint16_t id, const Query& q) {
+  auto name = encode_name(q.name);  // q.name came from a wire name: it always encodes
+  std::string out;
+  auto u16 = [&out](unsigned v) {
+    out += static_cast<char>(v >> 8 & 0xFF);
+    out += static_cast<char>(v & 0xFF);
+  };
+  u16(id);
+  u16(q.flags & 0x0100);  // RD only
+  u16(1);
+  u16(0);
+  u16(0);
+  u16(1);
+  out += name ? *name : std::string(1, '\0');
+  u16(q.qtype);
+  u16(q.qclass);
+  out += '\0';  // OPT: the root name, type 41, the UDP size, no extended flags, no option
+  u16(41);
+  u16(1232);
+  u16(0);
+  u16(0);
+  u16(0);
+  return out;
+}
+
+std::string client_answer(std::string_view resp, const Response& r, std::string_view query, const Query& q) {
+  std::string out = with_id(resp.substr(0, kHeader), q.id);
+  out += query.substr(kHeader, q.question_end - kHeader);
+  out += resp.substr(r.question_end);
   return out;
 }
 

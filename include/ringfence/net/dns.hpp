@@ -51,7 +51,8 @@ struct Response {
   bool truncated = false;
   std::string name;  // the question's name
   std::uint16_t qtype = 0;
-  std::vector<Record> answers;  // only A, AAAA and CNAME of class IN; others are skipped
+  std::vector<Record> answers;   // only A, AAAA and CNAME of class IN; others are skipped
+  std::size_t question_end = 0;  // offset just past the question
 };
 
 // A response from a nameserver: QR set, one question. Records of other types are skipped (after
@@ -74,6 +75,17 @@ std::string reply(std::string_view msg, const Query& query, std::uint8_t rcode);
 
 // The query's id replaced (a forwarded query and its answer carry the resolver's own id).
 std::string with_id(std::string_view msg, std::uint16_t id);
+
+// The resolver's own query for q's question, under `id`: the name in lowercase, RD as q asked,
+// an EDNS record advertising 1232 bytes and nothing else. No byte of the client's message but
+// the question's meaning is carried (not the case of its letters, not an EDNS option, not an
+// extra record), so a query for an allowed name is no channel out either.
+std::string forwarded_query(std::uint16_t id, const Query& q);
+
+// The upstream's response `resp` (parsed as r) as the client's answer: the client's id and its
+// question exactly as it sent it (the case of its letters too), the rest as the upstream said.
+// The two questions are one name, so every offset in the rest stays right.
+std::string client_answer(std::string_view resp, const Response& r, std::string_view query, const Query& q);
 
 // The name in its wire form, for tests and for building queries: labels of at most 63 bytes,
 // 255 in all; a \DDD or \X escape gives one byte. Fails on an empty label or a name too long.
