@@ -106,6 +106,8 @@ void add_run(CLI::App& app, NativeCommand& out) {
   opt(run, "--timeout", r.timeout, "Kill the whole sandbox after SECONDS")->type_name("SECONDS");
   opt(run, "--limit", r.limits, "memory=SIZE,pids=N,nofile=N,cpu=N")->type_name("LIMITS");
   run->add_flag("--keep-home", r.keep_home, "Keep the throwaway HOME and print where it is");
+  run->add_flag("--allow-broad-project", r.allow_broad_project,
+                "Allow a project that is the home directory, holds it, or is a system directory");
   opt(run, "--profile", r.profile, "Profile file (TOML); default: ~/.config/ringfence/profile.toml");
   run->add_flag("--no-profile", r.no_profile, "Ignore the per-user default profile file");
   run->add_flag("--dry-run", r.dry_run, "Print the resolved sandbox and exit");

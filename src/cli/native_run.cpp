@@ -68,6 +68,26 @@ Result<std::string> real_dir(const std::string& given, const char* what, const s
   return std::string(buf);
 }
 
+// A project so broad that the sandbox could write what the host runs or keeps its secrets in:
+// the home directory or a directory holding it, or a system directory as a whole. The reason, or
+// "" when the project is narrow enough.
+std::string broad_project(const std::string& project, const std::string& home) {
+  if (project == "/") return "the whole host would be writable";
+  char buf[PATH_MAX];
+  const std::string real_home = !home.empty() && ::realpath(home.c_str(), buf) != nullptr ? buf : home;
+  if (!real_home.empty() && project == real_home)
+    return "it is the home directory: its ssh keys, shell start-up files and other projects would be "
+           "writable by the sandbox";
+  if (!real_home.empty() && base::is_under(real_home, project))
+    return "it holds the home directory (" + real_home +
+           "): its ssh keys, shell start-up files and "
+           "other projects would be writable by the sandbox";
+  for (const char* sys : {"/etc", "/usr", "/var", "/tmp", "/home", "/root", "/opt", "/srv", "/boot", "/run",
+                          "/mnt", "/media", "/var/tmp"})
+    if (project == sys) return std::string("it is the system directory ") + sys + " as a whole";
+  return {};
+}
+
 Status add_seccomp(RunPlan& plan, const std::string& name) {
   auto loaded = policy::load(name);
   if (!loaded) return loaded.error().reworded("seccomp policy: " + loaded.error().message());
@@ -394,7 +414,10 @@ Result<RunPlan> plan_run(const RunOptions& given, const HostFacts& host, const H
   auto project = real_dir(opts.project.value_or("."), "project", snap.cwd);
   if (!project) return project.error();
   plan.project = *project;
-  if (plan.project == "/") return Error(EINVAL, "the project cannot be / (the whole host would be writable)");
+  if (plan.project == "/") return Error(0, "the project cannot be / (the whole host would be writable)");
+  if (std::string why = broad_project(plan.project, snap.home()); !why.empty() && !opts.allow_broad_project)
+    return Error(0, "the project " + plan.project + " is refused: " + why +
+                        "; run in a project's own folder (--project DIR), or pass --allow-broad-project");
   plan.home_inside = snap.home();
   // The level: what the preset aims at (--level may lower it, never raise it), as far as this
   // host goes: the kernel jail, else the Landlock jail (no user namespaces), else the soft jail.

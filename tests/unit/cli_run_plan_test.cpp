@@ -161,6 +161,23 @@ TEST_CASE("run plan: the seccomp profile is compiled by its own step") {
   CHECK(whole->spec.seccomp.front().bytes == plan->spec.seccomp.front().bytes);
 }
 
+TEST_CASE("run plan: a project that is the home, holds it, or is a system directory is refused") {
+  Tree t;
+  for (const std::string& broad : {t.home, t.base, std::string("/tmp"), std::string("/etc")}) {
+    RunOptions o = options(t);
+    o.project = broad;
+    auto plan = rf::cli::plan_run(o, host(Level::Kernel), t.snapshot());
+    REQUIRE_FALSE_MESSAGE(plan, broad);
+    CHECK_MESSAGE(plan.error().message().find("the project " + broad + " is refused: ") == 0, broad);
+    CHECK(plan.error().message().find("--allow-broad-project") != std::string::npos);
+    o.allow_broad_project = true;
+    o.mask_scan_limit = 0;
+    CHECK_MESSAGE(rf::cli::plan_run(o, host(Level::Kernel), t.snapshot()), broad);
+  }
+  // The project itself and a folder beside the home are fine.
+  CHECK(rf::cli::plan_run(options(t), host(Level::Kernel), t.snapshot()));
+}
+
 TEST_CASE("shell off: the kernel jail guards the command's ELF loader where binfmt_misc allows it") {
   Tree t;
   RunOptions o = options(t);

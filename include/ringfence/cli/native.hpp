@@ -49,6 +49,7 @@ struct RunOptions {
   std::optional<std::string> agent;
   std::optional<std::string> project;
   bool workspace = false;
+  bool allow_broad_project = false;  // a project that is the home, holds it, or a system directory
   std::optional<std::string> network, edits, shell, web_search, fs_jail;  // "on" | "off"
   std::vector<std::string> binds, ro_binds, masks, env;
   std::optional<long> mask_scan_limit;
