@@ -4,10 +4,10 @@
 // JSON object, each probe's outcome as "OK" or an errno name.
 //   listen_racer probe DIR NAME PORT  every bind/listen/accept form; unix paths under DIR, the
 //                                     abstract name "@NAME", PORT a free unprivileged port
-//   listen_racer race DIR NAME MS   a thread flips the first byte of a unix sockaddr between a
+//   listen_racer race DIR KIND MS   a thread flips the first byte of a unix sockaddr between a
 //                                   path under DIR and NUL (an abstract name) while the main
-//                                   thread binds fresh stream sockets with it and listens on
-//                                   each (NAME is unused)
+//                                   thread binds fresh sockets with it: KIND "stream" (each one
+//                                   then listens) or "dgram"
 //   listen_racer flood COUNT        COUNT binds of a UDP socket to 0.0.0.0
 #ifndef _GNU_SOURCE
 #define _GNU_SOURCE
@@ -187,8 +187,8 @@ static long now_ms(void) {
   return ts.tv_sec * 1000L + ts.tv_nsec / 1000000L;
 }
 
-static int race(const char* dir, const char* name, long ms) {
-  (void)name;
+static int race(const char* dir, const char* kind, long ms) {
+  const int dgram = strcmp(kind, "dgram") == 0;
   unix_addr(&as_path, dir, "race.sock", NULL);
   memcpy(&shared, &as_path, sizeof shared);
   pthread_t t;
@@ -197,14 +197,14 @@ static int race(const char* dir, const char* name, long ms) {
   const socklen_t len = (socklen_t)sizeof shared;  // long enough for either form
   for (long end = now_ms() + ms; now_ms() < end;) {
     ++tries;
-    long s = sock(AF_UNIX, SOCK_STREAM);
+    long s = sock(AF_UNIX, dgram ? SOCK_DGRAM : SOCK_STREAM);
     if (bind_to(s, &shared, len) == 0) {
       ++binds;
       struct sockaddr_un got;
       socklen_t gl = sizeof got;
       getsockname((int)s, (struct sockaddr*)&got, &gl);
       const int is_abstract = gl > sizeof(sa_family_t) && got.sun_path[0] == '\0';
-      long r = raw(SYS_listen, s, 4, 0, 0, 0, 0);
+      long r = dgram ? -EOPNOTSUPP : raw(SYS_listen, s, 4, 0, 0, 0, 0);
       if (is_abstract) {
         ++abstract_bound;
         if (r == 0) ++abstract_listened;
@@ -239,6 +239,6 @@ int main(int argc, char** argv) {
   if (argc == 5 && strcmp(argv[1], "probe") == 0) return probe(argv[2], argv[3], atoi(argv[4]));
   if (argc == 5 && strcmp(argv[1], "race") == 0) return race(argv[2], argv[3], atol(argv[4]));
   if (argc == 3 && strcmp(argv[1], "flood") == 0) return flood(atol(argv[2]));
-  fprintf(stderr, "usage: listen_racer probe DIR NAME PORT | race DIR NAME MS | flood COUNT\n");
+  fprintf(stderr, "usage: listen_racer probe DIR NAME PORT | race DIR stream|dgram MS | flood COUNT\n");
   return 2;
 }

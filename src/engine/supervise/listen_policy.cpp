@@ -9,8 +9,9 @@
 //    namespace, cwd and Landlock domain): it is left to the kernel, which reads the address
 //    again, so a thread may have turned it into an abstract name (or re-pointed the fd number
 //    at another socket). listen therefore decides on the name the kernel holds (getsockname on
-//    the duplicate) and is performed here: such a socket never listens. A datagram socket
-//    needs no listen: see docs/network-policy.md for what stays open.
+//    the duplicate) and is performed here: such a socket never listens. And every unix path
+//    bind is read back once bound (UnixBindCheck): an abstract name there stops the sandbox,
+//    since a datagram socket needs no listen and a bound name is squatted.
 //  - A unix accept may wait for a long time: it is left to the kernel too. With the network off
 //    no inet socket of the sandbox can listen, so re-pointing the fd number gains nothing.
 #include "listen_policy.hpp"
@@ -162,7 +163,7 @@ int unprivileged_port_start(int sock, const Call& c) {
   return text ? std::atoi(text->c_str()) : 1024;
 }
 
-Reply do_bind(Call& c, ListenPolicy policy) {
+Reply do_bind(Call& c, ListenPolicy policy, base::UniqueFd& recheck) {
   const auto& a = c.n.data.args;
   base::UniqueFd sock;
   int domain = 0;
@@ -182,6 +183,7 @@ Reply do_bind(Call& c, ListenPolicy policy) {
     auto d = unix_destination(bytes.data(), static_cast<std::size_t>(len));
     if (family == AF_UNIX && d.unix_form == net::UnixForm::Abstract)
       return refuse(c, "bind", d, why(policy, "bind to an abstract unix name, shared with the host"));
+    recheck = std::move(sock);  // what the kernel binds is checked once bound (UnixBindCheck)
     return {0, 0, true};
   }
   // Shorter than the family's sockaddr, or a family the socket refuses: the kernel's error.
@@ -254,14 +256,81 @@ bool is_server_call(long nr) {
   return nr == SYS_bind || nr == SYS_listen || nr == SYS_accept || nr == SYS_accept4;
 }
 
-Reply serve_server_call(Supervisor& sup, const seccomp_notif& n) {
+Reply serve_server_call(Supervisor& sup, const seccomp_notif& n, base::UniqueFd& recheck) {
   Call c(sup, n, kFailClosed);
   if (int e = c.open()) return {e, 0};
   const ListenPolicy policy = sup.listen_policy();
   switch (n.data.nr) {
-    case SYS_bind: return do_bind(c, policy);
+    case SYS_bind: return do_bind(c, policy, recheck);
     case SYS_listen: return do_listen(c, policy);
     default: return do_accept(c, policy);
+  }
+}
+
+UnixBindCheck::UnixBindCheck(std::function<void(pid_t, const net::Destination&, const std::string&)> breach)
+    : breach_(std::move(breach)) {}
+
+UnixBindCheck::~UnixBindCheck() { stop(); }
+
+void UnixBindCheck::add(base::UniqueFd sock, pid_t pid) {
+  std::lock_guard<std::mutex> lock(mu_);
+  if (stopping_ || breached_) return;
+  pending_.push_back({std::move(sock), pid, base::monotonic_ms() + kWindowMs});
+  if (!thread_.joinable()) thread_ = std::thread([this] { loop(); });
+  cv_.notify_one();
+}
+
+void UnixBindCheck::stop() {
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    stopping_ = true;
+    cv_.notify_one();
+  }
+  if (thread_.joinable()) thread_.join();
+}
+
+void UnixBindCheck::loop() {
+  std::unique_lock<std::mutex> lock(mu_);
+  while (!stopping_) {
+    if (pending_.empty()) {
+      cv_.wait(lock);
+      continue;
+    }
+    const std::int64_t now = base::monotonic_ms();
+    for (std::size_t i = 0; i < pending_.size();) {
+      Entry& e = pending_[i];
+      sockaddr_storage ss{};
+      socklen_t sl = sizeof ss;
+      const bool read = ::getsockname(e.sock.get(), reinterpret_cast<sockaddr*>(&ss), &sl) == 0;
+      const bool bound = read && sl > sizeof(sa_family_t);
+      if (bound && reinterpret_cast<const sockaddr_un*>(&ss)->sun_path[0] == '\0' &&
+          !is_autobind_name(ss, sl) && !breached_) {
+        breached_ = true;
+        const auto d = unix_destination(reinterpret_cast<const std::uint8_t*>(&ss), sl);
+        std::string name = d.unix_name;
+        while (!name.empty() && name.back() == '\0') name.pop_back();  // the rest of sun_path
+        std::string shown;
+        for (unsigned char ch : name) {
+          if (ch >= 0x20 && ch < 0x7f) {
+            shown += static_cast<char>(ch);
+          } else {
+            static const char hex[] = "0123456789abcdef";
+            shown += "\\x";
+            shown += hex[ch >> 4];
+            shown += hex[ch & 15];
+          }
+        }
+        breach_(e.pid, d,
+                "the sandbox was stopped: a unix socket was bound to the abstract name @" + shown +
+                    " (the address was rewritten after the listen policy's check)");
+      }
+      if (bound || !read || now >= e.deadline_ms) {
+        pending_.erase(pending_.begin() + static_cast<std::ptrdiff_t>(i));
+      } else {
+        ++i;
+      }
+    }
+    if (!pending_.empty()) cv_.wait_for(lock, std::chrono::microseconds(50));
   }
 }
 

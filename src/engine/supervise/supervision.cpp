@@ -4,6 +4,7 @@
 
 #include <fcntl.h>
 #include <linux/nsfs.h>
+#include <signal.h>
 #include <sys/ioctl.h>
 #include <sys/signalfd.h>
 #include <unistd.h>
@@ -66,6 +67,10 @@ void Supervision::start_late_masks(pid_t pid) {
 base::Result<Outcome> Supervision::watch(Watch w) {
   const spec::Supervision& sup = spec_->supervision;
   w.supervisor = connect_.get();
+  // A breach of the listen policy that cannot be refused afterwards ends the sandbox: its pid 1
+  // in the kernel jail (the whole PID namespace), the command in the jails (the rest is killed
+  // once the monitor returns).
+  if (connect_) connect_->set_on_breach([pid = w.pid] { ::kill(pid, SIGKILL); });
   if (sup.forward_signals || sup.timeout_ms || parent_fd_.valid() || connect_) {
     w.supervision = &sup;
     w.signal_fd = signal_fd_.get();
@@ -76,7 +81,10 @@ base::Result<Outcome> Supervision::watch(Watch w) {
 }
 
 base::Result<Outcome> Supervision::finish(base::Result<Outcome> out) {
-  if (connect_) connect_->stop();
+  if (connect_) {
+    connect_->stop();
+    if (std::string why = connect_->breach(); !why.empty()) return base::Error(0, why);
+  }
   // Whether the memory limit killed something, then the group emptied and removed (the
   // sandbox is gone by now; the group's removal is what is checked).
   if (cgroup_) {

@@ -262,8 +262,12 @@ void Supervisor::receive_loop() {
 
 void Supervisor::serve(const seccomp_notif& n) {
   if (is_server_call(static_cast<long>(n.data.nr))) {
-    Reply r = serve_server_call(*this, n);
-    return r.proceed ? respond_continue(n.id) : respond(n.id, r.error, r.value);
+    base::UniqueFd recheck;
+    Reply r = serve_server_call(*this, n, recheck);
+    if (!r.proceed) return respond(n.id, r.error, r.value);
+    respond_continue(n.id);
+    if (recheck.valid()) check_unix_bind(std::move(recheck), static_cast<pid_t>(n.pid));
+    return;
   }
   PendingPtr pending;
   auto reply = start_call(*this, n, pending);
@@ -333,6 +337,37 @@ void Supervisor::sweep() {
     if (w->serving && !w->done && !still_valid(w->serving)) ::pthread_kill(w->thread, interrupt_signal());
 }
 
+void Supervisor::check_unix_bind(base::UniqueFd sock, pid_t pid) {
+  std::lock_guard<std::mutex> lock(breach_mu_);
+  if (!unix_binds_)
+    unix_binds_ =
+        std::make_unique<UnixBindCheck>([this](pid_t who, const net::Destination& d, const std::string& why) {
+          net::Decision dec;
+          dec.verdict = net::Verdict::Deny;
+          dec.error = EACCES;
+          dec.rule = why;
+          log_violation(net::format_violation_json(std::chrono::system_clock::now(), who, "bind", d, dec));
+          std::function<void()> stop_sandbox;
+          {
+            std::lock_guard<std::mutex> l(breach_mu_);
+            breach_ = why;
+            stop_sandbox = on_breach_;
+          }
+          if (stop_sandbox) stop_sandbox();
+        });
+  unix_binds_->add(std::move(sock), pid);
+}
+
+void Supervisor::set_on_breach(std::function<void()> stop_sandbox) {
+  std::lock_guard<std::mutex> lock(breach_mu_);
+  on_breach_ = std::move(stop_sandbox);
+}
+
+std::string Supervisor::breach() const {
+  std::lock_guard<std::mutex> lock(breach_mu_);
+  return breach_;
+}
+
 void Supervisor::stop() {
   if (stopping_.exchange(true)) return;
   if (receiving_) {
@@ -356,6 +391,12 @@ void Supervisor::stop() {
   }
   for (const auto& w : workers_) ::pthread_join(w->thread, nullptr);
   workers_.clear();
+  std::unique_ptr<UnixBindCheck> unix_binds;
+  {
+    std::lock_guard<std::mutex> l(breach_mu_);
+    unix_binds = std::move(unix_binds_);
+  }
+  if (unix_binds) unix_binds->stop();
   queue_.clear();  // never answered: with the listener closed, their targets see ENOSYS
   listener_.reset();
   std::lock_guard<std::mutex> lock(log_mu_);

@@ -14,6 +14,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <deque>
+#include <functional>
 #include <memory>
 #include <mutex>
 #include <string>
@@ -21,6 +22,7 @@
 
 #include "../context.hpp"
 #include "connect_emulate.hpp"
+#include "listen_policy.hpp"
 #include "ringfence/base/result.hpp"
 #include "ringfence/base/unique_fd.hpp"
 #include "ringfence/net/policy.hpp"
@@ -86,6 +88,12 @@ public:
   // restrict_unix_paths: whether a unix socket at this path (the launcher's view) may be reached.
   [[nodiscard]] bool unix_path_allowed(const std::string& path) const;
   void log_violation(const std::string& line);
+  // A unix path bind the kernel performed (listen_policy.hpp, UnixBindCheck), checked once bound.
+  void check_unix_bind(base::UniqueFd sock, pid_t pid);
+  // Called (once, from a supervisor thread) when the sandbox broke the policy in a way that
+  // cannot be refused afterwards; set before the listener is taken. breach() says what happened.
+  void set_on_breach(std::function<void()> stop_sandbox);
+  [[nodiscard]] std::string breach() const;
   void respond(std::uint64_t id, int error, std::int64_t value);
   // Let the kernel run the target's call as it made it (never for a decision on its arguments).
   void respond_continue(std::uint64_t id);
@@ -130,6 +138,12 @@ private:
   pthread_t receiver_{};
   timer_t guard_{};
   bool have_guard_ = false;
+
+  // UnixBindCheck and the breach. breach_mu_ guards these.
+  mutable std::mutex breach_mu_;
+  std::unique_ptr<UnixBindCheck> unix_binds_;
+  std::function<void()> on_breach_;
+  std::string breach_;
 
   // The pool. mu_ guards everything below.
   mutable std::mutex mu_;
