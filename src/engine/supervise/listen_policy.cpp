@@ -30,7 +30,9 @@
 #include <chrono>
 #include <cstdlib>
 #include <cstring>
+#include <optional>
 #include <string>
+#include <utility>
 
 #include "notif_target.hpp"
 #include "ringfence/base/kernel.hpp"
@@ -297,6 +299,7 @@ void UnixBindCheck::loop() {
       continue;
     }
     const std::int64_t now = base::monotonic_ms();
+    std::optional<std::pair<pid_t, net::Destination>> found;
     for (std::size_t i = 0; i < pending_.size();) {
       Entry& e = pending_[i];
       sockaddr_storage ss{};
@@ -304,31 +307,37 @@ void UnixBindCheck::loop() {
       const bool read = ::getsockname(e.sock.get(), reinterpret_cast<sockaddr*>(&ss), &sl) == 0;
       const bool bound = read && sl > sizeof(sa_family_t);
       if (bound && reinterpret_cast<const sockaddr_un*>(&ss)->sun_path[0] == '\0' &&
-          !is_autobind_name(ss, sl) && !breached_) {
-        breached_ = true;
-        const auto d = unix_destination(reinterpret_cast<const std::uint8_t*>(&ss), sl);
-        std::string name = d.unix_name;
-        while (!name.empty() && name.back() == '\0') name.pop_back();  // the rest of sun_path
-        std::string shown;
-        for (unsigned char ch : name) {
-          if (ch >= 0x20 && ch < 0x7f) {
-            shown += static_cast<char>(ch);
-          } else {
-            static const char hex[] = "0123456789abcdef";
-            shown += "\\x";
-            shown += hex[ch >> 4];
-            shown += hex[ch & 15];
-          }
-        }
-        breach_(e.pid, d,
-                "the sandbox was stopped: a unix socket was bound to the abstract name @" + shown +
-                    " (the address was rewritten after the listen policy's check)");
-      }
+          !is_autobind_name(ss, sl) && !breached_ && !found)
+        found.emplace(e.pid, unix_destination(reinterpret_cast<const std::uint8_t*>(&ss), sl));
       if (bound || !read || now >= e.deadline_ms) {
         pending_.erase(pending_.begin() + static_cast<std::ptrdiff_t>(i));
       } else {
         ++i;
       }
+    }
+    if (found) {
+      breached_ = true;
+      pending_.clear();
+      // The callback takes the supervisor's locks: never with ours held (add() runs under theirs).
+      lock.unlock();
+      std::string name = found->second.unix_name;
+      while (!name.empty() && name.back() == '\0') name.pop_back();  // the rest of sun_path
+      std::string shown;
+      for (unsigned char ch : name) {
+        if (ch >= 0x20 && ch < 0x7f) {
+          shown += static_cast<char>(ch);
+        } else {
+          static const char hex[] = "0123456789abcdef";
+          shown += "\\x";
+          shown += hex[ch >> 4];
+          shown += hex[ch & 15];
+        }
+      }
+      breach_(found->first, found->second,
+              "the sandbox was stopped: a unix socket was bound to the abstract name @" + shown +
+                  " (the address was rewritten after the listen policy's check)");
+      lock.lock();
+      continue;
     }
     if (!pending_.empty()) cv_.wait_for(lock, std::chrono::microseconds(50));
   }

@@ -338,24 +338,29 @@ void Supervisor::sweep() {
 }
 
 void Supervisor::check_unix_bind(base::UniqueFd sock, pid_t pid) {
-  std::lock_guard<std::mutex> lock(breach_mu_);
-  if (!unix_binds_)
-    unix_binds_ =
-        std::make_unique<UnixBindCheck>([this](pid_t who, const net::Destination& d, const std::string& why) {
-          net::Decision dec;
-          dec.verdict = net::Verdict::Deny;
-          dec.error = EACCES;
-          dec.rule = why;
-          log_violation(net::format_violation_json(std::chrono::system_clock::now(), who, "bind", d, dec));
-          std::function<void()> stop_sandbox;
-          {
-            std::lock_guard<std::mutex> l(breach_mu_);
-            breach_ = why;
-            stop_sandbox = on_breach_;
-          }
-          if (stop_sandbox) stop_sandbox();
-        });
-  unix_binds_->add(std::move(sock), pid);
+  std::shared_ptr<UnixBindCheck> check;
+  {
+    std::lock_guard<std::mutex> lock(breach_mu_);
+    if (stopping_.load()) return;
+    if (!unix_binds_)
+      unix_binds_ = std::make_shared<UnixBindCheck>(
+          [this](pid_t who, const net::Destination& d, const std::string& why) {
+            net::Decision dec;
+            dec.verdict = net::Verdict::Deny;
+            dec.error = EACCES;
+            dec.rule = why;
+            log_violation(net::format_violation_json(std::chrono::system_clock::now(), who, "bind", d, dec));
+            std::function<void()> stop_sandbox;
+            {
+              std::lock_guard<std::mutex> l(breach_mu_);
+              breach_ = why;
+              stop_sandbox = on_breach_;
+            }
+            if (stop_sandbox) stop_sandbox();
+          });
+    check = unix_binds_;
+  }
+  check->add(std::move(sock), pid);  // outside breach_mu_, which the check's callback takes
 }
 
 void Supervisor::set_on_breach(std::function<void()> stop_sandbox) {
@@ -391,7 +396,7 @@ void Supervisor::stop() {
   }
   for (const auto& w : workers_) ::pthread_join(w->thread, nullptr);
   workers_.clear();
-  std::unique_ptr<UnixBindCheck> unix_binds;
+  std::shared_ptr<UnixBindCheck> unix_binds;
   {
     std::lock_guard<std::mutex> l(breach_mu_);
     unix_binds = std::move(unix_binds_);

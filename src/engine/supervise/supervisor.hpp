@@ -141,7 +141,7 @@ private:
 
   // UnixBindCheck and the breach. breach_mu_ guards these.
   mutable std::mutex breach_mu_;
-  std::unique_ptr<UnixBindCheck> unix_binds_;
+  std::shared_ptr<UnixBindCheck> unix_binds_;
   std::function<void()> on_breach_;
   std::string breach_;
 
