@@ -154,6 +154,14 @@ int run_native_run(const rf::cli::RunOptions& opts) {
     log::error(r.error().describe_with_cause());
     return rf::cli::kExitSetup;
   }
+  if (!r->exec_failure.empty()) {
+    const std::string& cmd = plan->spec.argv.front();
+    const bool not_found = r->code == rf::cli::kExitNotFound;
+    log::error(cmd +
+               (not_found ? " was not found in the sandbox: " : " could not be executed in the sandbox: ") +
+               r->exec_failure);
+    return not_found ? rf::cli::kExitNotFound : rf::cli::kExitCannotExec;
+  }
   if (r->timed_out) {
     log::error("timed out: the sandbox was killed");
     return rf::cli::kExitTimeout;

@@ -567,7 +567,7 @@ def lifetime(ctx):
     r = e.run(["--bogus-option", "--", "true"])
     check_eq(r.returncode, EXIT_USAGE, f"a bad command line: {r.stderr!r}")
     r = e.run(["--", "/nonexistent-rf-cmd"])
-    check_eq(r.returncode, EXIT_SETUP, f"exec failure is a setup failure: {r.stderr!r}")
+    check_eq(r.returncode, 127, f"a command not found exits 127, as in a shell: {r.stderr!r}")
 
 
 @suite.case()
@@ -579,18 +579,21 @@ def setup_failure_names_the_step(ctx):
     lines = [x for x in r.stderr.splitlines() if "setup failed" in x]
     check_eq(lines, ["ringfence: sandbox setup failed at filesystem: Can't mkdir /proc/sys/x: No such file or directory"],
              f"one line names the step and says why: {r.stderr!r}")
-    r = e.run(["--", "/nonexistent-rf-cmd"])
-    check_eq(r.returncode, EXIT_SETUP, f"exec failure: {r.stderr!r}")
-    check("ringfence: sandbox setup failed at exec: execvp /nonexistent-rf-cmd: No such file or directory\n"
-          in r.stderr, f"exec is the step: {r.stderr!r}")
-    # The soft and landlock jails run the same recipe and report the same way.
-    for level in ("soft", "landlock"):
+    # Only the exec failed: the shells' codes, 127 (not found) and 126 (not executable), with
+    # one line; the soft and landlock jails run the same recipe and report the same way.
+    with open(os.path.join(e.project, "not-a-program"), "w") as f:
+        f.write("text\n")
+    for level in ("kernel", "soft", "landlock"):
         r = e.run(["--level", level, "--", "/nonexistent-rf-cmd"])
         if not r.stderr.startswith(f"ringfence: level {level}"):
             continue  # this host does not reach the level
-        check_eq(r.returncode, EXIT_SETUP, f"{level}: exec failure: {r.stderr!r}")
-        check("ringfence: sandbox setup failed at exec: execvp /nonexistent-rf-cmd: No such file or directory\n"
-              in r.stderr, f"{level}: exec is the step: {r.stderr!r}")
+        check_eq(r.returncode, 127, f"{level}: a command not found: {r.stderr!r}")
+        check("ringfence: /nonexistent-rf-cmd was not found in the sandbox: execvp /nonexistent-rf-cmd: "
+              "No such file or directory\n" in r.stderr, f"{level}: the line says so: {r.stderr!r}")
+        r = e.run(["--level", level, "--", "./not-a-program"])
+        check_eq(r.returncode, 126, f"{level}: a file that is not executable: {r.stderr!r}")
+        check("ringfence: ./not-a-program could not be executed in the sandbox: execvp ./not-a-program: "
+              "Permission denied\n" in r.stderr, f"{level}: the line says so: {r.stderr!r}")
 
 
 @suite.case()

@@ -24,6 +24,8 @@ inline constexpr int kExitMemory = 122;      // the command was killed by the --
 inline constexpr int kExitBelowLevel = 123;  // refused: the host cannot reach --require LEVEL
 inline constexpr int kExitTimeout = 124;     // --timeout expired; the whole sandbox was killed
 inline constexpr int kExitSetup = 125;       // the sandbox could not be set up
+inline constexpr int kExitCannotExec = 126;  // the command was found but could not be executed
+inline constexpr int kExitNotFound = 127;    // the command was not found in the sandbox
 inline constexpr int kExitPolicyKill = 159;  // 128 + SIGSYS: the seccomp policy killed the command
 
 struct PolicyCommand {

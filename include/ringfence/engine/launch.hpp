@@ -18,6 +18,10 @@ struct Outcome {
   bool timed_out = false;      // spec.supervision.timeout_ms expired; the sandbox was killed
   bool parent_exited = false;  // the launcher's parent process exited; the sandbox was killed
   bool oom_killed = false;     // the cgroup memory limit killed a process of the sandbox
+  // Native mode: the sandbox was set up but the command could not be executed (code is then 127
+  // for a command not found, 126 for one found but not executable, as shells have it); the
+  // exec's error, worded for the user. bwrap mode reports it as an error, as bubblewrap does.
+  std::string exec_failure;
 };
 
 // Where this host can enforce the cgroup limits (spec.supervision.cgroup), per controller

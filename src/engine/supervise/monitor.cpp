@@ -31,7 +31,7 @@ std::uint64_t now_ms() { return static_cast<std::uint64_t>(base::monotonic_ms())
 
 // What one record (or EOF) on the status pipe means.
 struct Step {
-  enum class Kind { More, Exec, Done, Failed, Eof } kind = Kind::More;
+  enum class Kind { More, Exec, Done, Failed, ExecFailed, Eof } kind = Kind::More;
   int code = 0;
   Error error;
 };
@@ -47,6 +47,12 @@ Step read_step(const Watch& w) {
     if (r.kind == Record::kExit) return {Step::Kind::Done, r.status, {}};
     if (r.kind == Record::kError) {
       (void)wait_child(w.pid);
+      // Native mode: everything was set up, only the exec failed: the shells' codes.
+      if (!w.bwrap_messages && r.stage == static_cast<std::int32_t>(Stage::Exec)) {
+        r.message[sizeof r.message - 1] = '\0';
+        return {Step::Kind::ExecFailed, r.err == ENOENT || r.err == ENOTDIR ? 127 : 126,
+                Error(r.err, r.message)};
+      }
       return {Step::Kind::Failed, 0, error_from_record(r, w.bwrap_messages)};
     }
   }
@@ -153,6 +159,11 @@ Result<Outcome> monitor(const Watch& w) {
       continue;
     }
     if (step.kind == Step::Kind::Failed) return step.error;
+    if (step.kind == Step::Kind::ExecFailed) {
+      out.code = step.code;
+      out.exec_failure = step.error.describe();
+      break;
+    }
     if (step.kind == Step::Kind::Done) {
       out.code = step.code;
       break;
