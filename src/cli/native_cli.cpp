@@ -6,6 +6,7 @@
 #include <algorithm>
 
 #include "ringfence/cli/native.hpp"
+#include "ringfence/presets/limits.hpp"
 #include "ringfence/presets/presets.hpp"
 
 namespace rf::cli {
@@ -103,7 +104,15 @@ void add_run(CLI::App& app, NativeCommand& out) {
           std::to_string(kDefaultMaskScanLimit) + "; 0: no bound)")
       ->type_name("N");
   run->add_option("--env", r.env, "Pass K from the host, or set K=V; repeatable")->type_name("K[=V]");
-  opt(run, "--timeout", r.timeout, "Kill the whole sandbox after SECONDS")->type_name("SECONDS");
+  run->add_option_function<std::string>(
+         "--timeout",
+         [&r](const std::string& v) {
+           auto d = presets::parse_duration(v);
+           if (!d) throw CLI::ValidationError("--timeout", d.error().message());
+           r.timeout = *d;
+         },
+         "Kill the whole sandbox after DURATION (90, 90s, 5m, 2h)")
+      ->type_name("DURATION");
   opt(run, "--limit", r.limits, "memory=SIZE,pids=N,nofile=N,cpu=N")->type_name("LIMITS");
   run->add_flag("--keep-home", r.keep_home, "Keep the throwaway HOME and print where it is");
   run->add_flag("--allow-broad-project", r.allow_broad_project,

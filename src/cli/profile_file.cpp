@@ -160,11 +160,20 @@ void read_toggles(Checker& c, const toml::table& t, presets::Toggles& out) {
     if (field != nullptr) {
       *field = switch_of(c, v, what);
     } else if (k == "timeout") {
+      // Seconds as a whole number, or a duration string ("90s", "5m", "2h").
       const auto* i = v.as_integer();
+      const auto* str = v.as_string();
       if (i != nullptr && i->get() > 0) {
         out.timeout = static_cast<std::uint64_t>(i->get());
+      } else if (str != nullptr) {
+        auto d = presets::parse_duration(str->get());
+        if (d)
+          out.timeout = static_cast<std::uint64_t>(*d + 0.999);
+        else
+          c.fail(v.source(), quoted(what) + ": " + d.error().message());
       } else {
-        c.fail(v.source(), quoted(what) + " must be a positive whole number of seconds, not " +
+        c.fail(v.source(), quoted(what) +
+                               " must be a positive whole number of seconds or a duration (\"5m\"), not " +
                                (i != nullptr ? std::to_string(i->get()) : type_name(v)));
       }
     } else {

@@ -160,6 +160,38 @@ base::Status set_limit(Limits& limits, std::string_view name, std::string_view v
   return {};
 }
 
+base::Result<double> parse_duration(std::string_view text) {
+  auto bad = [&text](const char* why) {
+    return base::Error(
+        0, "'" + std::string(text) + "' is not a duration (" + why + "; e.g. 90, 90s, 5m, 2h, 500ms)");
+  };
+  std::size_t digits = 0;
+  bool dot = false;
+  while (digits < text.size() &&
+         (std::isdigit(static_cast<unsigned char>(text[digits])) || (text[digits] == '.' && !dot))) {
+    dot = dot || text[digits] == '.';
+    ++digits;
+  }
+  if (digits == 0 || (digits == 1 && dot)) return bad("no number");
+  const std::string number(text.substr(0, digits));
+  const std::string_view unit = text.substr(digits);
+  double scale = 0;
+  if (unit.empty() || unit == "s")
+    scale = 1;
+  else if (unit == "ms")
+    scale = 0.001;
+  else if (unit == "m")
+    scale = 60;
+  else if (unit == "h")
+    scale = 3600;
+  else
+    return bad("the unit is one of ms, s, m, h");
+  const double seconds = std::strtod(number.c_str(), nullptr) * scale;
+  if (!(seconds > 0)) return bad("it must be more than 0");
+  if (seconds > 30.0 * 24 * 3600) return bad("at most 30 days");
+  return seconds;
+}
+
 base::Result<Limits> parse_limits(std::string_view text) {
   Limits out;
   if (trim(text).empty()) return base::Error(0, "empty limit list (expected e.g. memory=2G,pids=256)");

@@ -27,6 +27,13 @@ TEST_CASE("run: options, then COMMAND after -- or at the first non-option word")
   CHECK(r->run.timeout == doctest::Approx(2.5));
   CHECK(r->run.command == Words{"sh", "-c", "echo --preset"});
   CHECK(!r->run.allow_listen);
+  // Durations: seconds, or a number with ms, s, m or h.
+  for (auto [text, seconds] :
+       {std::pair{"90s", 90.0}, {"5m", 300.0}, {"2h", 7200.0}, {"500ms", 0.5}, {"1.5m", 90.0}}) {
+    auto d = parse_native({"run", "--timeout", text, "--", "true"});
+    REQUIRE_MESSAGE(d, text);
+    CHECK_MESSAGE(d->run.timeout == doctest::Approx(seconds), text);
+  }
   auto l = parse_native({"run", "--network", "on", "--allow-listen", "--", "true"});
   REQUIRE(l);
   CHECK(l->run.allow_listen);
@@ -49,6 +56,9 @@ TEST_CASE("run: bad values are usage errors naming the option") {
         std::string::npos);
   CHECK(err({"run", "--timeout", "0", "--", "true"}).find("--timeout") != std::string::npos);
   CHECK(err({"run", "--timeout", "x", "--", "true"}).find("--timeout") != std::string::npos);
+  for (const char* bad : {"5x", "m", "-5s", "0s", "31d", "1e3", ".", "1..2s"})
+    CHECK_MESSAGE(err({"run", "--timeout", bad, "--", "true"}).find("is not a duration") != std::string::npos,
+                  bad);
   CHECK(err({"run", "--require", "max", "--", "true"}).find("kernel, landlock or soft") != std::string::npos);
   CHECK(err({"run", "--bogus", "--", "true"}) != "");
   CHECK(err({"run", "a", "--", "b"}).find("both before and after") != std::string::npos);

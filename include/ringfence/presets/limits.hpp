@@ -43,6 +43,10 @@ base::Status set_limit(Limits& limits, std::string_view name, std::string_view v
 // ignored); each limit at most once. The error quotes the bad item.
 base::Result<Limits> parse_limits(std::string_view text);
 
+// A duration in seconds: a number (seconds) or a number with a unit, ms, s, m or h ("90",
+// "90s", "1.5m", "2h", "500ms"). Positive, at most 30 days. The error quotes the bad text.
+base::Result<double> parse_duration(std::string_view text);
+
 // The fields set in `higher` replace those of `lower`.
 Limits merge(const Limits& lower, const Limits& higher);
 
