@@ -461,6 +461,10 @@ Result<RunPlan> plan_run(const RunOptions& given, const HostFacts& host, const H
     auto eq = kv.find('=');
     s.env_ops.push_back({spec::EnvOp::Kind::Set, kv.substr(0, eq), kv.substr(eq + 1)});
   }
+  // What the command (and a prompt) can tell it runs in: set last, so no --env replaces them.
+  s.env_ops.push_back({spec::EnvOp::Kind::Set, "RINGFENCE", "1"});
+  s.env_ops.push_back(
+      {spec::EnvOp::Kind::Set, "RINGFENCE_LEVEL", std::string(presets::level_name(plan.level))});
   // The caller's directory when it is inside the project, else the project itself.
   const std::string& here = snap.cwd;
   s.chdir = base::is_under(here, plan.project) ? here : plan.project;

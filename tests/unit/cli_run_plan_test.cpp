@@ -161,6 +161,22 @@ TEST_CASE("run plan: the seccomp profile is compiled by its own step") {
   CHECK(whole->spec.seccomp.front().bytes == plan->spec.seccomp.front().bytes);
 }
 
+TEST_CASE("run plan: the command can tell it runs in ringfence, and at which level") {
+  Tree t;
+  for (Level level : {Level::Kernel, Level::Landlock}) {
+    RunOptions o = options(t);
+    o.env = {"RINGFENCE=0"};  // not the caller's to change
+    auto plan = rf::cli::plan_run(o, host(level), t.snapshot());
+    REQUIRE_MESSAGE(plan, (plan ? "" : plan.error().message()));
+    rf::spec::Spec& s = plan->spec;
+    std::optional<std::string> last;
+    for (const auto& e : s.env_ops)
+      if (e.kind == rf::spec::EnvOp::Kind::Set && e.name == "RINGFENCE") last = e.value;
+    CHECK(last == "1");
+    CHECK(env_of(*plan, "RINGFENCE_LEVEL") == std::string(level == Level::Kernel ? "kernel" : "landlock"));
+  }
+}
+
 TEST_CASE("run plan: a project that is the home, holds it, or is a system directory is refused") {
   Tree t;
   for (const std::string& broad : {t.home, t.base, std::string("/tmp"), std::string("/etc")}) {
