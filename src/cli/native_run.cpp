@@ -399,10 +399,11 @@ Result<RunPlan> plan_run(const RunOptions& given, const HostFacts& host, const H
     plan.required = *lvl;
   }
   if (opts.seccomp) plan.settings.seccomp = *opts.seccomp;
+  // No agent named: the one the command is (auto), else generic.
   const presets::AgentProfile* agent = &presets::generic_agent();
-  if (opts.agent && *opts.agent == "auto") {
+  if (!opts.agent || *opts.agent == "auto") {
     agent = &presets::agent_for_command(opts.command);
-  } else if (opts.agent) {
+  } else {
     auto a = presets::agent_by_name(*opts.agent);
     if (!a) return Error(0, "--agent: " + a.error().message());
     for (const auto& known : presets::all_agents())

@@ -161,6 +161,24 @@ TEST_CASE("run plan: the seccomp profile is compiled by its own step") {
   CHECK(whole->spec.seccomp.front().bytes == plan->spec.seccomp.front().bytes);
 }
 
+TEST_CASE("run plan: with no agent named, the agent is recognised from the command") {
+  Tree t;
+  RunOptions o = options(t);
+  o.command = {"claude", "--resume"};
+  auto plan = rf::cli::plan_run(o, host(Level::Kernel), t.snapshot());
+  REQUIRE_MESSAGE(plan, (plan ? "" : plan.error().message()));
+  CHECK(plan->agent == "claude");
+  o.command = {"make", "test"};
+  plan = rf::cli::plan_run(o, host(Level::Kernel), t.snapshot());
+  REQUIRE(plan);
+  CHECK(plan->agent == "generic");
+  o.agent = "generic";
+  o.command = {"claude"};
+  plan = rf::cli::plan_run(o, host(Level::Kernel), t.snapshot());
+  REQUIRE(plan);
+  CHECK(plan->agent == "generic");
+}
+
 TEST_CASE("run plan: the command can tell it runs in ringfence, and at which level") {
   Tree t;
   for (Level level : {Level::Kernel, Level::Landlock}) {
