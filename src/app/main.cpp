@@ -106,7 +106,7 @@ int run_native_run(const rf::cli::RunOptions& opts) {
   }
   if (!plan) {
     log::error(plan.error().describe_with_cause());
-    return rf::cli::kExitSetup;
+    return plan.error().is_usage() ? rf::cli::kExitUsage : rf::cli::kExitSetup;
   }
   if (plan->dry_run) {
     print_to(stdout, rf::cli::describe_plan(*plan));

@@ -24,6 +24,7 @@ Error&& Error::context(const std::string& what) && {
 Error Error::reworded(std::string message) const {
   Error e(code_, std::move(message));
   e.cause_ = cause_.empty() ? message_ : message_ + " (" + cause_ + ")";
+  e.usage_ = usage_;
   return e;
 }
 

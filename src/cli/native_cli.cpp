@@ -159,6 +159,39 @@ void check_run(const RunOptions& r) {
     throw CLI::ValidationError("--level", "expected kernel, landlock or soft, got '" + *r.level + "'");
 }
 
+// The edit distance of two words (insertions, deletions, substitutions, transpositions).
+std::size_t distance(const std::string& a, const std::string& b) {
+  std::vector<std::vector<std::size_t>> d(a.size() + 1, std::vector<std::size_t>(b.size() + 1));
+  for (std::size_t i = 0; i <= a.size(); ++i) d[i][0] = i;
+  for (std::size_t j = 0; j <= b.size(); ++j) d[0][j] = j;
+  for (std::size_t i = 1; i <= a.size(); ++i)
+    for (std::size_t j = 1; j <= b.size(); ++j) {
+      d[i][j] =
+          std::min({d[i - 1][j] + 1, d[i][j - 1] + 1, d[i - 1][j - 1] + (a[i - 1] == b[j - 1] ? 0 : 1)});
+      if (i > 1 && j > 1 && a[i - 1] == b[j - 2] && a[i - 2] == b[j - 1])
+        d[i][j] = std::min(d[i][j], d[i - 2][j - 2] + 1);
+    }
+  return d[a.size()][b.size()];
+}
+
+// "unknown option --netwrok (did you mean --network?)": the closest option of `app` within two
+// edits, if there is one.
+std::string unknown_option(const CLI::App& app, const std::string& word) {
+  const std::string name = word.substr(0, word.find('='));
+  std::string best;
+  std::size_t best_d = 3;
+  for (const CLI::Option* o : app.get_options()) {
+    for (const auto& l : o->get_lnames()) {
+      const std::size_t d = distance(name, "--" + l);
+      if (d < best_d) {
+        best_d = d;
+        best = "--" + l;
+      }
+    }
+  }
+  return "unknown option " + name + (best.empty() ? std::string() : " (did you mean " + best + "?)");
+}
+
 }  // namespace
 
 base::Result<NativeCommand> parse_native(const std::vector<std::string>& args) {
@@ -184,6 +217,10 @@ base::Result<NativeCommand> parse_native(const std::vector<std::string>& args) {
   try {
     std::vector<std::string> rev(words.rbegin(), words.rend());  // CLI11 takes them reversed
     app.parse(rev);
+    // A word like an option where COMMAND would start is a mistyped option, not a program.
+    if (out.kind == NativeCommand::Kind::Run && !out.run.command.empty() &&
+        out.run.command.front().starts_with("-"))
+      return base::Error(0, "run: " + unknown_option(*app.get_subcommand("run"), out.run.command.front()));
     if (out.kind == NativeCommand::Kind::Run && !command.empty()) {
       if (!out.run.command.empty())
         throw CLI::ValidationError("run",

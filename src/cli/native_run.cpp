@@ -50,7 +50,7 @@ Result<presets::Toggles> toggles_from(const RunOptions& o) {
   if (o.timeout) t.timeout = static_cast<std::uint64_t>(*o.timeout + 0.999);
   if (o.limits) {
     auto l = presets::parse_limits(*o.limits);
-    if (!l) return Error(0, "--limit: " + l.error().message());
+    if (!l) return Error::usage("--limit: " + l.error().message());
     t.limits = *l;
   }
   return t;
@@ -379,14 +379,16 @@ Status plan_host_paths(RunPlan& plan, const RunOptions& opts, const presets::Age
 
 Result<RunPlan> plan_run(const RunOptions& given, const HostFacts& host, const HostSnapshot& snap) {
   RunPlan plan;
-  RF_TRY_ASSIGN(profile, read_profile(given, snap));
+  auto read = read_profile(given, snap);
+  if (!read) return read.error().as_usage();  // the profile file is the caller's own input
+  auto& profile = *read;
   const RunOptions opts = profile ? with_profile(given, *profile, snap.home()) : given;
   plan.dry_run = opts.dry_run;
   if (profile) plan.profile_origin = profile->origin;
   presets::Preset preset = presets::default_preset();
   if (opts.preset) {
     auto p = presets::preset_by_name(*opts.preset);
-    if (!p) return Error(0, "--preset: " + p.error().message());
+    if (!p) return Error::usage("--preset: " + p.error().message());
     preset = *p;
   }
   RF_TRY_ASSIGN(cli_toggles, toggles_from(opts));
@@ -395,7 +397,7 @@ Result<RunPlan> plan_run(const RunOptions& given, const HostFacts& host, const H
   if (profile) plan.net_rules = {profile->net_allow, profile->net_deny};
   if (opts.require) {
     auto lvl = presets::level_by_name(*opts.require);
-    if (!lvl) return Error(0, "--require: " + lvl.error().message());
+    if (!lvl) return Error::usage("--require: " + lvl.error().message());
     plan.required = *lvl;
   }
   if (opts.seccomp) plan.settings.seccomp = *opts.seccomp;
@@ -405,19 +407,19 @@ Result<RunPlan> plan_run(const RunOptions& given, const HostFacts& host, const H
     agent = &presets::agent_for_command(opts.command);
   } else {
     auto a = presets::agent_by_name(*opts.agent);
-    if (!a) return Error(0, "--agent: " + a.error().message());
+    if (!a) return Error::usage("--agent: " + a.error().message());
     for (const auto& known : presets::all_agents())
       if (known.name == a->name) agent = &known;
   }
   plan.agent = agent->name;
   for (const auto& e : opts.env)
-    if (auto c = presets::check_env_arg(e); !c) return Error(0, "--env: " + c.error().message());
+    if (auto c = presets::check_env_arg(e); !c) return Error::usage("--env: " + c.error().message());
   auto project = real_dir(opts.project.value_or("."), "project", snap.cwd);
-  if (!project) return project.error();
+  if (!project) return project.error().as_usage();
   plan.project = *project;
-  if (plan.project == "/") return Error(0, "the project cannot be / (the whole host would be writable)");
+  if (plan.project == "/") return Error::usage("the project cannot be / (the whole host would be writable)");
   if (std::string why = broad_project(plan.project, snap.home()); !why.empty() && !opts.allow_broad_project)
-    return Error(0, "the project " + plan.project + " is refused: " + why +
+    return Error::usage("the project " + plan.project + " is refused: " + why +
                         "; run in a project's own folder (--project DIR), or pass --allow-broad-project");
   plan.home_inside = snap.home();
   // The level: what the preset aims at (--level may lower it, never raise it), as far as this
@@ -426,7 +428,7 @@ Result<RunPlan> plan_run(const RunOptions& given, const HostFacts& host, const H
       plan.settings.fs_jail == presets::Level::Kernel ? presets::Level::Kernel : presets::Level::Soft;
   if (opts.level) {
     auto forced = presets::level_by_name(*opts.level);
-    if (!forced) return Error(0, "--level: " + forced.error().message());
+    if (!forced) return Error::usage("--level: " + forced.error().message());
     if (*forced < aim) {
       aim = *forced;
       plan.notes.push_back("level lowered to " + std::string(presets::level_name(aim)) + " by --level");

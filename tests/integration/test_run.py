@@ -505,7 +505,7 @@ def presets_and_levels(ctx):
         check(want in r.stdout, f"the dry run shows {want!r}: {r.stdout[:3000]!r}")
     check("CANARY" not in r.stdout, "the dry run never prints values of dropped variables")
     r = e.run(["--preset", "nope", "--", "true"])
-    check_eq(r.returncode, EXIT_SETUP, "an unknown preset")
+    check_eq(r.returncode, EXIT_USAGE, "an unknown preset")
     check("trusted" in r.stderr and "read-only" in r.stderr, f"the error lists the presets: {r.stderr!r}")
 
 
@@ -522,12 +522,12 @@ def profile_file(ctx):
     with open(path, "w") as f:
         f.write('preset = "balanced"\n[toggles]\nnetwork = "maybe"\n')
     r = e.run(["--profile", path, "--", "true"])
-    check_eq(r.returncode, EXIT_SETUP, "a bad profile file stops the run")
+    check_eq(r.returncode, EXIT_USAGE, "a bad profile file stops the run")
     check(f"{path}:3:" in r.stderr, f"the error points at file:line: {r.stderr!r}")
     # native mode shows an error's cause: here the call that failed
     missing = os.path.join(e.base, "no-such-profile.toml")
     r = e.run(["--profile", missing, "--", "true"])
-    check_eq(r.returncode, EXIT_SETUP, "a missing profile file stops the run")
+    check_eq(r.returncode, EXIT_USAGE, "a missing profile file stops the run")
     check(f": No such file or directory [open {missing}]" in r.stderr,
           f"the error names the call that failed: {r.stderr!r}")
     # the per-user default profile

@@ -56,6 +56,12 @@ TEST_CASE("run: bad values are usage errors naming the option") {
         std::string::npos);
   CHECK(err({"run", "--timeout", "0", "--", "true"}).find("--timeout") != std::string::npos);
   CHECK(err({"run", "--timeout", "x", "--", "true"}).find("--timeout") != std::string::npos);
+  // A mistyped option where COMMAND would start: named, with the closest option.
+  CHECK(err({"run", "--netwrok", "off", "--", "true"}) ==
+        "run: unknown option --netwrok (did you mean --network?)");
+  CHECK(err({"run", "--presett=hardened", "true"}) ==
+        "run: unknown option --presett (did you mean --preset?)");
+  CHECK(err({"run", "--zzzzzzzzzz", "true"}) == "run: unknown option --zzzzzzzzzz");
   for (const char* bad : {"5x", "m", "-5s", "0s", "31d", "1e3", ".", "1..2s"})
     CHECK_MESSAGE(err({"run", "--timeout", bad, "--", "true"}).find("is not a duration") != std::string::npos,
                   bad);

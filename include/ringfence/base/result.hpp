@@ -32,10 +32,26 @@ public:
   [[nodiscard]] const std::string& cause() const { return cause_; }
   [[nodiscard]] std::string describe_with_cause() const;
 
+  // What the caller asked for is itself wrong (an unknown name, a bad value, a missing file it
+  // named), as opposed to a failure of the host or the sandbox: front ends give it their usage
+  // exit code. Kept through reworded() and context().
+  [[nodiscard]] static Error usage(std::string message) {
+    Error e(0, std::move(message));
+    e.usage_ = true;
+    return e;
+  }
+  [[nodiscard]] Error as_usage() const {
+    Error e = *this;
+    e.usage_ = true;
+    return e;
+  }
+  [[nodiscard]] bool is_usage() const { return usage_; }
+
 private:
   int code_ = 0;
   std::string message_;
   std::string cause_;  // what the error said before it was reworded ("" when it was not)
+  bool usage_ = false;
 };
 
 // An error that carries errno as it is now.
