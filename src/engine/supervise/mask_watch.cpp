@@ -78,7 +78,8 @@ Answer cover_in_sandbox(const spec::LateMasks& masks, const char* rel, bool is_d
       if (out.err == 0) out.err = errno;
       continue;
     }
-    if (st.st_dev != dev || S_ISDIR(st.st_mode) != is_dir) continue;
+    // A link is not covered (as at the start): what it leads to is looked at under its own name.
+    if (st.st_dev != dev || S_ISLNK(st.st_mode) || S_ISDIR(st.st_mode) != is_dir) continue;
     base::UniqueFd source;
     if (is_dir) {
       base::UniqueFd fs(base::raw::fsopen("tmpfs", FSOPEN_CLOEXEC));
@@ -217,6 +218,15 @@ base::Status MaskWatch::cover_before_start() {
   return {};
 }
 
+// The object at `rel`, looked up beneath the project without following a link.
+bool MaskWatch::stat_beneath(const std::string& rel, struct stat& st) const {
+  const auto how = base::OpenHow()
+                       .flags(O_PATH | O_NOFOLLOW | O_CLOEXEC)
+                       .resolve(RESOLVE_BENEATH | RESOLVE_NO_SYMLINKS | RESOLVE_NO_MAGICLINKS);
+  base::UniqueFd fd(base::raw::openat2(project_.get(), rel.c_str(), how));
+  return fd.valid() && ::fstat(fd.get(), &st) == 0;
+}
+
 bool MaskWatch::covered_by_pattern(const std::string& rel, bool is_dir) const {
   for (const auto& p : masks_.patterns)
     if (base::pattern_applies(p, rel, is_dir)) return true;
@@ -263,7 +273,7 @@ void MaskWatch::watch_tree(const std::string& rel) {
       // own: covered whole, as the start's masks do.
       struct stat st {};
       if (err == EACCES && !cur.empty() &&
-          ::fstatat(project_.get(), cur.c_str(), &st, AT_SYMLINK_NOFOLLOW) == 0 && S_ISDIR(st.st_mode)) {
+          stat_beneath(cur, st) && S_ISDIR(st.st_mode)) {
         cover({cur, true, st.st_dev});
         continue;
       }
@@ -283,11 +293,13 @@ void MaskWatch::watch_tree(const std::string& rel) {
     errno = 0;
     while (dirent* e = ::readdir(d)) {
       if (std::strcmp(e->d_name, ".") == 0 || std::strcmp(e->d_name, "..") == 0) continue;
+      if (e->d_type == DT_LNK) continue;  // a link is not covered, nor followed
       struct stat st {};
       bool have_st = false;
       bool is_dir = e->d_type == DT_DIR;
       if (e->d_type == DT_UNKNOWN) {
         have_st = ::fstatat(::dirfd(d), e->d_name, &st, AT_SYMLINK_NOFOLLOW) == 0;
+        if (have_st && S_ISLNK(st.st_mode)) continue;
         is_dir = have_st && S_ISDIR(st.st_mode);
       }
       std::string child = join_rel(cur, e->d_name);
@@ -337,8 +349,7 @@ bool MaskWatch::handle_events(bool wait) {
     bool is_dir = (ev->mask & IN_ISDIR) != 0;
     if (covered_by_pattern(rel, is_dir)) {
       struct stat st {};
-      if (::fstatat(project_.get(), rel.c_str(), &st, AT_SYMLINK_NOFOLLOW) == 0 &&
-          S_ISDIR(st.st_mode) == is_dir)
+      if (stat_beneath(rel, st) && !S_ISLNK(st.st_mode) && S_ISDIR(st.st_mode) == is_dir)
         cover({rel, is_dir, st.st_dev});  // else gone or replaced again: that is an event too
     } else if (is_dir) {
       watch_tree(rel);

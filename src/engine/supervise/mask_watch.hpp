@@ -27,6 +27,7 @@
 // project again.
 #pragma once
 
+#include <sys/stat.h>
 #include <sys/types.h>
 
 #include <atomic>
@@ -89,6 +90,7 @@ private:
   bool handle_events(bool wait);
   void watch_tree(const std::string& rel);
   bool covered_by_pattern(const std::string& rel, bool is_dir) const;
+  bool stat_beneath(const std::string& rel, struct stat& st) const;
   void cover(const Found& f);
   base::Status fork_helper();
   bool ask_helper(const void* request, std::size_t size, MaskAnswer& answer);
