@@ -272,8 +272,7 @@ void MaskWatch::watch_tree(const std::string& rel) {
       // One the caller cannot list may hold a secret the sandbox reaches after a chmod of its
       // own: covered whole, as the start's masks do.
       struct stat st {};
-      if (err == EACCES && !cur.empty() &&
-          stat_beneath(cur, st) && S_ISDIR(st.st_mode)) {
+      if (err == EACCES && !cur.empty() && stat_beneath(cur, st) && S_ISDIR(st.st_mode)) {
         cover({cur, true, st.st_dev});
         continue;
       }
