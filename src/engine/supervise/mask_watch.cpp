@@ -280,6 +280,14 @@ void MaskWatch::watch_tree(const std::string& rel) {
     }
     const std::string via = "/proc/self/fd/" + std::to_string(fd.get());
     int wd = ::inotify_add_watch(inotify_.get(), via.c_str(), kEvents);
+    if (wd < 0 && errno == ENOSPC && started_) {
+      // The user's inotify watches ran out after the start: as past the budget.
+      if (!budget_reported_)
+        base::log::warning("masks for names created later: cannot watch " + shown + ": " +
+                           std::strerror(errno) + "; names created later in it are not hidden");
+      budget_reported_ = true;
+      return;
+    }
     if (wd < 0) return fail_closed("cannot watch " + shown + ": " + std::strerror(errno));
     dirs_[wd] = cur;
     struct stat dir_st {};
