@@ -330,9 +330,6 @@ Status add_project_masks(RunPlan& plan, const RunOptions& opts) {
   late.host_dir = plan.project;
   late.sandbox_dirs = {plan.project};
   if (opts.workspace) late.sandbox_dirs.push_back("/workspace");
-  for (const auto& m : plan.masked)
-    if (base::is_under(m, plan.project) && m != plan.project)
-      late.already.push_back(m.substr(plan.project.size() + 1));
   plan.notes.push_back(
       "masks: a name created after the start is hidden within milliseconds (inotify); a process "
       "that opens it in that moment keeps what it opened");

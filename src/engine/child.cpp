@@ -6,6 +6,7 @@
 #include <sched.h>
 #include <signal.h>
 #include <sys/prctl.h>
+#include <sys/socket.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -135,6 +136,21 @@ base::Status step_new_root(RecipeState& st) {
 base::Status step_fs_ops(RecipeState& st) { return apply_ops_in_child(*st.ctx); }
 
 base::Status step_pivot_root(RecipeState&) { return finish_root_in_child(); }
+
+base::Status step_late_masks(RecipeState& st) {
+  const int fd = st.ctx->masks_sync_fd;
+  if (fd < 0) return {};
+  ssize_t n;
+  while ((n = ::send(fd, "r", 1, MSG_NOSIGNAL)) < 0 && errno == EINTR) {}
+  if (n != 1) return base::errno_error("telling the launcher that the root is complete");
+  char b;
+  while ((n = ::read(fd, &b, 1)) < 0 && errno == EINTR) {}
+  // The launcher failed (and reports that itself) or is gone.
+  if (n < 0) return base::errno_error("reading the launcher's go-ahead after the masks");
+  if (n != 1) return base::Error(0, "the launcher ended before the masks were in place");
+  ::close(fd);
+  return {};
+}
 
 base::Status step_hostname(RecipeState& st) {
   const auto& h = spec_of(st).hostname;

@@ -39,11 +39,14 @@ struct ChildContext {
   // one then maps the sandbox ids onto it. Also leaves the namespaces owned by a user namespace the command
   // is not root in.
   bool nested_userns = false;
-  bool devpts_ids = false;        // the first user namespace maps 0 (see above)
-  bool parent_step = false;       // the child waits for the launcher at sync point 1
-  bool reaper = false;            // a pid-1 style reaper stays around the command
-  int reaper_fd = -1;             // the reaper program pid 1 execs (memfd, CLOEXEC), or -1
-  int go_fd = -1;                 // sync point 1: one byte from the launcher (CLOEXEC)
+  bool devpts_ids = false;   // the first user namespace maps 0 (see above)
+  bool parent_step = false;  // the child waits for the launcher at sync point 1
+  bool reaper = false;       // a pid-1 style reaper stays around the command
+  int reaper_fd = -1;        // the reaper program pid 1 execs (memfd, CLOEXEC), or -1
+  int go_fd = -1;            // sync point 1: one byte from the launcher (CLOEXEC)
+  // Sync point 2, with late masks: a socket (CLOEXEC) on which the child says its root is
+  // complete and waits for the launcher's byte once every masked name is covered; -1 without.
+  int masks_sync_fd = -1;
   std::uint64_t caller_caps = 0;  // caller's effective capability set
   std::vector<ResolvedOp> ops;
   std::string old_cwd;                  // caller's cwd, tried inside the sandbox

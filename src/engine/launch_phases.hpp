@@ -7,7 +7,8 @@
 //   spawn    clone3 into the namespaces (kernel) or fork (landlock, soft); the child runs the
 //            recipe (recipe.hpp) and never returns
 //   sync     the launcher's side of sync point 1 (kernel): late masks, --userns2, --pidns's
-//            pid, bwrap's status fds, --userns-block-fd, then the child goes on
+//            pid, bwrap's status fds, --userns-block-fd, then the child goes on; with late
+//            masks, sync point 2: once the child's root is complete, every masked name covered
 //   watch    the monitor until the outcome; then the supervision's finish (cgroup, breach) and,
 //            for the jails, whatever the command left behind killed
 // The level-specific parts live with their level: launcher.cpp (kernel), soft.cpp (the jails).
@@ -64,6 +65,7 @@ private:
   base::Status prepare_kernel();
   base::Status spawn_kernel();
   base::Status sync_kernel();
+  base::Status sync_masks();
   // soft.cpp: the landlock and soft jails.
   base::Status prepare_jail();
   base::Status spawn_jail();
@@ -76,13 +78,14 @@ private:
   CallerState caller_;
   std::unique_ptr<Supervision> supervision_;
   base::UniqueFd status_rd_, status_wr_;
-  base::UniqueFd go_rd_, go_wr_;    // sync point 1 (kernel, when the launcher has a step)
-  base::UniqueFd pid_rd_, pid_wr_;  // --pidns: the final process's pid
-  base::UniqueFd reaper_fd_;        // the program pid 1 execs
-  pid_t clone_pid_ = -1;            // our child
-  pid_t pid_ = -1;                  // the sandbox process (after --pidns, maybe not our child)
-  bool ours_ = true;                // pid_ is our child
-  bool pid_known_ = true;           // --pidns: false when the child failed before sending it
+  base::UniqueFd go_rd_, go_wr_;                  // sync point 1 (kernel, when the launcher has a step)
+  base::UniqueFd masks_sync_, masks_sync_child_;  // sync point 2 (kernel, with late masks)
+  base::UniqueFd pid_rd_, pid_wr_;                // --pidns: the final process's pid
+  base::UniqueFd reaper_fd_;                      // the program pid 1 execs
+  pid_t clone_pid_ = -1;                          // our child
+  pid_t pid_ = -1;                                // the sandbox process (after --pidns, maybe not our child)
+  bool ours_ = true;                              // pid_ is our child
+  bool pid_known_ = true;                         // --pidns: false when the child failed before sending it
   bool watched_ = false;
 };
 

@@ -341,6 +341,15 @@ Status Launch::prepare_kernel() {
     go_wr_.reset(pipefd[1]);
     ctx.go_fd = go_rd_.get();
   }
+  // Sync point 2 (the root is complete; the launcher covers every masked name) only with late
+  // masks: other starts keep their speed.
+  if (want_late_masks) {
+    int sv[2];
+    if (::socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, sv) != 0) return base::errno_error("socketpair");
+    masks_sync_.reset(sv[0]);
+    masks_sync_child_.reset(sv[1]);
+    ctx.masks_sync_fd = masks_sync_child_.get();
+  }
   if (spec.pidns_fd) {
     RF_TRY(make_pid_socket_from_parent(pid_rd_, pid_wr_));
     ctx.pid_sock = pid_wr_.get();
@@ -374,6 +383,7 @@ Status Launch::spawn_kernel() {
     status_rd_.reset();
     go_wr_.reset();
     pid_rd_.reset();
+    masks_sync_.reset();
     supervision_->in_child();
     run_child(ctx_);
   }
@@ -381,13 +391,14 @@ Status Launch::spawn_kernel() {
   reaper_fd_.reset();
   go_rd_.reset();
   pid_wr_.reset();
+  masks_sync_child_.reset();
   return {};
 }
 
 Status Launch::sync_kernel() {
   const spec::Spec& spec = spec_;
   // The child waits at sync point 1 (with late masks it does): its namespaces are opened now.
-  if (ctx_.parent_step) supervision_->start_late_masks(clone_pid_);
+  if (ctx_.parent_step) RF_TRY(supervision_->start_late_masks(clone_pid_));
   // --userns2: the launcher follows the sandbox into that namespace, as bwrap's monitor does.
   if (spec.userns2_fd && ::setns(spec.userns2_fd->num, CLONE_NEWUSER) != 0)
     return base::errno_error("Setting userns2 failed");
@@ -413,6 +424,26 @@ Status Launch::sync_kernel() {
     go_wr_.reset();
     RF_TRY(std::move(s));
   }
+  return sync_masks();
+}
+
+// Sync point 2: the child says its root is complete; the watch covers every masked name the
+// project holds now (and every one that moved meanwhile), then one byte lets the child go on
+// to its command. A child that failed before (end of file) reports that on the status pipe.
+Status Launch::sync_masks() {
+  if (!masks_sync_.valid()) return {};
+  char b = 0;
+  ssize_t n;
+  while ((n = ::read(masks_sync_.get(), &b, 1)) < 0 && errno == EINTR) {}
+  if (n != 1) {
+    masks_sync_.reset();
+    return {};
+  }
+  RF_TRY(supervision_->late_masks_before_start());
+  ssize_t w;
+  while ((w = ::send(masks_sync_.get(), "g", 1, MSG_NOSIGNAL)) < 0 && errno == EINTR) {}
+  masks_sync_.reset();
+  if (w != 1) return base::errno_error("Can't release the child after the masks");
   return {};
 }
 

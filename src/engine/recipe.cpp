@@ -81,6 +81,10 @@ const Step kRecipe[] = {
     {Stage::FsOps, "filesystem", kKernel, "the ordered ops, every destination resolved inside the new root",
      step_fs_ops},
     {Stage::PivotRoot, "pivot_root", kKernel, "the final pivot; the host is detached", step_pivot_root},
+    {Stage::LateMasks, "late masks", kKernel,
+     "sync point 2, with masks: the root is complete; the launcher covers every masked name, then the "
+     "command may start",
+     step_late_masks},
     {Stage::ExecGuard, "loader guard", kKernel,
      "shell off: the ELF loader cannot run as a program; needs CAP_SYS_ADMIN in the namespace",
      step_exec_guard},

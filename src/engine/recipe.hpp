@@ -81,6 +81,7 @@ base::Status step_loopback(RecipeState& st);
 base::Status step_new_root(RecipeState& st);
 base::Status step_fs_ops(RecipeState& st);
 base::Status step_pivot_root(RecipeState& st);
+base::Status step_late_masks(RecipeState& st);
 base::Status step_hostname(RecipeState& st);
 base::Status step_userns2(RecipeState& st);
 base::Status step_nested_userns(RecipeState& st);

@@ -34,6 +34,7 @@ const char* stage_name(Stage s) {
     case Stage::Landlock: return "landlock";
     case Stage::LandlockExec: return "exec allowlist";
     case Stage::ExecGuard: return "loader guard";
+    case Stage::LateMasks: return "late masks";
     case Stage::Cgroup: return "cgroup";
     case Stage::PidNamespace: return "pid namespace";
     case Stage::SyncPoint: return "sync point";

@@ -46,6 +46,7 @@ enum class Stage : std::int32_t {
   ConnectFilter = 32,
   Command = 33,
   ExecGuard = 34,
+  LateMasks = 35,
 };
 
 // The short name used in messages ("setup" for a number no stage has).

@@ -308,6 +308,32 @@ def late_masks_fail_closed_past_their_budget(ctx):
 
 
 @suite.case()
+def masks_refuse_a_project_past_the_watch_bound(ctx):
+    """The walk before the start watches every directory of the project, so that a rename made
+    while the sandbox starts cannot take a masked name out of its sight: a project with more
+    directories than the watch's bound is refused (exit 125, one line naming the bound), never
+    started with part of it unwatched."""
+    e = Env(ctx)
+    bound = 32768
+    with open("/proc/sys/fs/inotify/max_user_watches") as f:
+        bound = min(bound, int(f.read()) // 4)
+    many = os.path.join(e.project, "many")
+    os.mkdir(many)
+    try:
+        for i in range(bound + 1):
+            os.mkdir(os.path.join(many, str(i)))
+        r = e.sh("echo STARTED", timeout=120)
+    finally:
+        shutil.rmtree(many)
+    check_eq(r.returncode, 125, f"the start is refused with the setup error code: {r.stdout!r} {r.stderr[-800:]!r}")
+    check("STARTED" not in r.stdout, f"the command did not run: {r.stdout!r}")
+    lines = [x for x in r.stderr.splitlines() if "directories to watch" in x]
+    check_eq(len(lines), 1, f"one line says why: {r.stderr[-2000:]!r}")
+    check(f"more than {bound} directories" in lines[0] and "the sandbox was not started" in lines[0],
+          f"the line names the bound and the consequence: {lines!r}")
+
+
+@suite.case()
 def environment_rebuilt(ctx):
     e = Env(ctx)
     r = e.sh("env", "--env", "RF_KEEP_ME", "--env", "RF_SET=1")

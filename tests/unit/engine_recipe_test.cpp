@@ -74,6 +74,7 @@ TEST_CASE("recipe: the kernel jail's order") {
                                          "new root",
                                          "filesystem",
                                          "pivot_root",
+                                         "late masks",
                                          "loader guard",
                                          "hostname",
                                          "second user namespace",
@@ -103,8 +104,9 @@ TEST_CASE("recipe: the soft and landlock levels' order") {
 }
 
 TEST_CASE("recipe: no namespace step runs without namespaces") {
-  for (const char* name : {"uid/gid maps", "loopback", "new root", "filesystem", "pivot_root", "hostname",
-                           "pid namespace", "sync point", "nested user namespace", "pid 1", "umask"}) {
+  for (const char* name :
+       {"uid/gid maps", "loopback", "new root", "filesystem", "pivot_root", "hostname", "pid namespace",
+        "sync point", "nested user namespace", "pid 1", "umask", "late masks"}) {
     CAPTURE(name);
     CHECK(position(Level::Kernel, name) >= 0);
     CHECK(position(Level::Soft, name) == -1);
@@ -157,6 +159,13 @@ TEST_CASE("recipe: the cgroup is joined first, the death signal before any names
   // Capabilities are dropped after every step that needs them.
   for (const char* before : {"hostname", "filesystem", "pivot_root", "nested user namespace", "user ids"})
     CHECK(position(Level::Kernel, before) < position(Level::Kernel, "capabilities"));
+}
+
+TEST_CASE("recipe: the masks' sync point comes once the root is complete, before anything runs") {
+  // The launcher's helper enters the mount namespace at its root, which is final after pivot_root.
+  CHECK(position(Level::Kernel, "late masks") == position(Level::Kernel, "pivot_root") + 1);
+  for (const char* later : {"block fd", "pid 1", "command"})
+    CHECK(position(Level::Kernel, "late masks") < position(Level::Kernel, later));
 }
 
 TEST_CASE("recipe: the tail is death signal, rlimits, connect filter, seccomp, exec, at every level") {

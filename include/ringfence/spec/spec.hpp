@@ -148,14 +148,15 @@ struct CgroupLimits {
   [[nodiscard]] bool any() const { return memory_bytes || pids || cpu_milli; }
 };
 
-// Names a mask covers that appear after the start (kernel jail): the launcher watches host_dir
-// (inotify, bounded) and covers each new match inside the sandbox at every sandbox_dirs entry
-// (the places host_dir is mounted). Patterns use the mask syntax (base::pattern_applies).
+// Names a mask covers in host_dir, kept covered against renames and new names (kernel jail): the
+// launcher walks and watches host_dir (inotify, bounded) and covers every match inside the
+// sandbox at every sandbox_dirs entry (the places host_dir is mounted), those its walk finds
+// before the command starts and those that appear later. Patterns use the mask syntax
+// (base::pattern_applies).
 struct LateMasks {
   std::vector<std::string> patterns;
   std::string host_dir;
   std::vector<std::string> sandbox_dirs;
-  std::vector<std::string> already;  // relative paths masked at the start
 };
 
 // How the launcher watches the sandbox in native mode. bwrap mode leaves all of it off (bwrap

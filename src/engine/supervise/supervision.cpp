@@ -47,21 +47,24 @@ void Supervision::spawned() {
   if (cgroup_) cgroup_->close_procs_fds();
 }
 
-void Supervision::start_late_masks(pid_t pid) {
+base::Status Supervision::start_late_masks(pid_t pid) {
   const spec::LateMasks& masks = spec_->supervision.late_masks;
-  if (masks.patterns.empty() || masks.host_dir.empty()) return;
+  if (masks.patterns.empty() || masks.host_dir.empty()) return {};
   base::UniqueFd mntns(::open(("/proc/" + std::to_string(pid) + "/ns/mnt").c_str(), O_RDONLY | O_CLOEXEC));
   base::UniqueFd userns(mntns.valid() ? ::ioctl(mntns.get(), NS_GET_USERNS) : -1);
   auto w =
       userns.valid()
           ? MaskWatch::start(masks, std::move(userns), std::move(mntns), pid)
           : base::Result<std::unique_ptr<MaskWatch>>(base::errno_error("opening the sandbox's namespaces"));
-  if (w) {
-    late_masks_ = std::move(*w);
-  } else {
-    base::log::warning("masks for names created later: " + w.error().describe() +
-                       "; names created after the start are not hidden");
-  }
+  if (!w)
+    return base::Error(0, "masks: cannot watch " + masks.host_dir + ": " + w.error().describe() +
+                              "; the sandbox was not started");
+  late_masks_ = std::move(*w);
+  return {};
+}
+
+base::Status Supervision::late_masks_before_start() {
+  return late_masks_ ? late_masks_->cover_before_start() : base::Status{};
 }
 
 base::Result<Outcome> Supervision::watch(Watch w) {

@@ -9,6 +9,7 @@
 //   in_child       in the child, right after the clone
 //   spawned        in the launcher, right after the clone: the child's ends closed
 //   start_late_masks  kernel jail, while the child waits at sync point 1
+//   late_masks_before_start  kernel jail, while the child waits at sync point 2 (its root done)
 //   watch          the monitor, until the outcome is known
 //   finish         the outcome completed (out of memory), the cgroup emptied and removed, a
 //                  late-mask breach reported
@@ -42,10 +43,13 @@ public:
   void in_child();
   void spawned();
   // The child (pid) waits at sync point 1: the late masks open the sandbox's namespaces now
-  // (later a non-dumpable process's /proc entries are closed to an unprivileged launcher) and
-  // fork their helper, before any launcher thread runs. A failure is a warning: names created
-  // after the start are then not hidden.
-  void start_late_masks(pid_t pid);
+  // (later a non-dumpable process's /proc entries are closed to an unprivileged launcher), fork
+  // their helper, before any launcher thread runs, and start their first walk of the project. An
+  // error means the sandbox must not start: the masks could not be kept.
+  base::Status start_late_masks(pid_t pid);
+  // The child waits at sync point 2, its root complete: returns once every masked name the
+  // project holds is covered inside; an error means the sandbox must not start (it was killed).
+  base::Status late_masks_before_start();
   // Monitors the sandbox: `w` holds the status pipe and the pid; the supervision's own parts are
   // filled in here.
   base::Result<Outcome> watch(Watch w);
