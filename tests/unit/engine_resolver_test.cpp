@@ -46,6 +46,22 @@ std::string query(unsigned id, const std::string& name, unsigned type = dns::kTy
          u16(type) + u16(dns::kClassIn) + extra;
 }
 
+// A UDP and a listening TCP socket on 127.0.0.1, both on one free port (in `a`).
+void loopback_pair(int& udp, int& tcp, sockaddr_in& a) {
+  udp = ::socket(AF_INET, SOCK_DGRAM | SOCK_CLOEXEC, 0);
+  a = sockaddr_in{};
+  a.sin_family = AF_INET;
+  a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+  REQUIRE(::bind(udp, reinterpret_cast<sockaddr*>(&a), sizeof a) == 0);
+  socklen_t len = sizeof a;
+  ::getsockname(udp, reinterpret_cast<sockaddr*>(&a), &len);
+  tcp = ::socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+  int one = 1;
+  ::setsockopt(tcp, SOL_SOCKET, SO_REUSEADDR, &one, sizeof one);
+  REQUIRE(::bind(tcp, reinterpret_cast<sockaddr*>(&a), sizeof a) == 0);
+  REQUIRE(::listen(tcp, 8) == 0);
+}
+
 // A nameserver for the test zone: allowed.test A 198.51.100.7 (TTL 60) through a CNAME from
 // www.allowed.test; big.test has a long answer, truncated over UDP. Every query it gets is kept.
 struct FakeServer {
@@ -57,19 +73,9 @@ struct FakeServer {
   std::thread thread;
 
   FakeServer() {
-    udp = ::socket(AF_INET, SOCK_DGRAM | SOCK_CLOEXEC, 0);
     sockaddr_in a{};
-    a.sin_family = AF_INET;
-    a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-    REQUIRE(::bind(udp, reinterpret_cast<sockaddr*>(&a), sizeof a) == 0);
-    socklen_t len = sizeof a;
-    ::getsockname(udp, reinterpret_cast<sockaddr*>(&a), &len);
+    loopback_pair(udp, tcp, a);
     port = ntohs(a.sin_port);
-    tcp = ::socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
-    int one = 1;
-    ::setsockopt(tcp, SOL_SOCKET, SO_REUSEADDR, &one, sizeof one);
-    REQUIRE(::bind(tcp, reinterpret_cast<sockaddr*>(&a), sizeof a) == 0);
-    REQUIRE(::listen(tcp, 8) == 0);
     thread = std::thread([this] { loop(); });
   }
   ~FakeServer() {
@@ -246,16 +252,9 @@ TEST_CASE("resolver: a started resolver serves UDP and TCP clients, and stops") 
   FakeServer up;
   std::vector<std::string> log;
   auto c = config(up, &log);
-  int udp = ::socket(AF_INET, SOCK_DGRAM | SOCK_CLOEXEC, 0);
-  int tcp = ::socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+  int udp = -1, tcp = -1;
   sockaddr_in a{};
-  a.sin_family = AF_INET;
-  a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-  REQUIRE(::bind(udp, reinterpret_cast<sockaddr*>(&a), sizeof a) == 0);
-  socklen_t len = sizeof a;
-  ::getsockname(udp, reinterpret_cast<sockaddr*>(&a), &len);
-  REQUIRE(::bind(tcp, reinterpret_cast<sockaddr*>(&a), sizeof a) == 0);
-  REQUIRE(::listen(tcp, 4) == 0);
+  loopback_pair(udp, tcp, a);
   auto res = engine::Resolver::start(c, base::UniqueFd(udp), base::UniqueFd(tcp));
   REQUIRE(res);
 
