@@ -140,6 +140,10 @@ base::Status validate_jail(const Spec& spec) {
                                   " bytes: binfmt_misc matches 1 to 128");
   }
   if (spec.jail != Jail::Kernel) RF_TRY(check_namespace_free(spec));
+  const auto& cp = spec.supervision.connect;
+  if (!cp.allow_hosts.empty() && (!cp.enabled || spec.jail != Jail::Kernel || !spec.ns.net))
+    return base::Error(0, "the egress allowlist (allow_hosts, the first: " + cp.allow_hosts.front() +
+                              ") needs the connect policy, the kernel jail and a network namespace");
   return {};
 }
 

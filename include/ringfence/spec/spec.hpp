@@ -136,7 +136,22 @@ struct ConnectPolicy {
   // binding abstract unix names; None (network off without a network namespace) also refuses
   // every inet listen and accept, loopback included. Refusals are EACCES and logged.
   ListenPolicy listen = ListenPolicy::Unrestricted;
+  // The egress allowlist by host name (net::parse_host_rule: "api.anthropic.com",
+  // "*.npmjs.org:443"). Non-empty: the network is allowlisted. Kernel jail with a network
+  // namespace of the sandbox's own (ns.net) only. The sandbox's resolver, kSandboxResolver port
+  // 53 (UDP and TCP) on its lo, is served by the launcher: names the rules allow are forwarded
+  // to `resolvers` (the host's nameservers), every other name is answered by the launcher
+  // itself (NXDOMAIN, REFUSED), and each forwarded answer pins its addresses to the name. A
+  // connect to an address off the sandbox's lo is allowed by an `allow` rule, or when the
+  // address is pinned to a name a rule allows at that port; the launcher then makes the
+  // connection from its own network namespace and installs it in the sandbox under the
+  // socket's fd number. On ports 443 and 80 the connection goes through the launcher's relay,
+  // which checks the TLS server name / HTTP Host against the pins before a byte goes out.
+  std::vector<std::string> allow_hosts;
 };
+
+// The sandbox's resolver under the egress allowlist (its /etc/resolv.conf names it).
+inline constexpr const char* kSandboxResolver = "127.0.0.53";
 
 // Limits enforced through a cgroup made for the sandbox (native mode): cgroup v2 where this
 // process's group is delegated, else the v1 controller where its directory is writable (root on a
