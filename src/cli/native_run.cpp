@@ -23,6 +23,7 @@
 #include "ringfence/policy/merge.hpp"
 #include "ringfence/policy/policy.hpp"
 #include "ringfence/spec/describe.hpp"
+#include "run_etc.hpp"
 #include "run_fs.hpp"
 #include "run_landlock.hpp"
 
@@ -237,31 +238,10 @@ void add_connect_policy(RunPlan& plan, const RunOptions& opts, const HostSnapsho
   cp.listen = spec::ListenPolicy::Unrestricted;
 }
 
-// Where the sandbox's /etc/resolv.conf lies: the host's file, or what the host's link there
-// points to (systemd-resolved's ../run/systemd/resolve/stub-resolv.conf, which the sandbox's own
-// /run lacks: the bind makes it there).
-Result<std::string> resolv_conf_dest() {
-  constexpr const char* kPath = "/etc/resolv.conf";
-  struct stat st {};
-  if (::lstat(kPath, &st) != 0)
-    return Error(0,
-                 "the egress allowlist names the sandbox's resolver in /etc/resolv.conf, and this host "
-                 "has no /etc/resolv.conf to put it over (the sandbox's /etc is the host's, read-only); "
-                 "create one (an empty file will do)");
-  if (!S_ISLNK(st.st_mode)) return std::string(kPath);
-  char buf[PATH_MAX];
-  if (::realpath(kPath, buf) != nullptr) return std::string(buf);
-  // A link to nothing (the resolver service is not running): its target, made by the bind.
-  ssize_t n = ::readlink(kPath, buf, sizeof buf - 1);
-  if (n <= 0) return base::errno_error(std::string("readlink ") + kPath);
-  std::string target(buf, static_cast<std::size_t>(n));
-  return base::normalize(target.starts_with('/') ? target : "/etc/" + target);
-}
-
 // The allowlist's /etc/resolv.conf: the sandbox's resolver only. Its file is written by
 // ThrowawayHome::prepare (the bind's source is empty until then), after /run's tmpfs is mounted.
 Status add_resolv_conf(RunPlan& plan) {
-  RF_TRY_ASSIGN(dest, resolv_conf_dest());
+  RF_TRY_ASSIGN(dest, bind_target("/etc/resolv.conf"));
   plan.resolv_conf = std::string("nameserver ") + spec::kSandboxResolver + "\noptions edns0\n";
   plan.resolv_conf_dest = dest;
   FsOp o;
