@@ -16,6 +16,7 @@
 #include "ringfence/net/decision.hpp"
 #include "ringfence/net/dns.hpp"
 #include "ringfence/net/hosts.hpp"
+#include "ringfence/net/http_stream.hpp"
 
 namespace {
 
@@ -117,6 +118,22 @@ void fuzz_egress(std::string_view in) {
   }
   (void)tls_server_name(in);
   (void)http_host(in);
+  // The relay's request stream: fed whole or byte by byte, the same heads pass, the same bytes
+  // go on, and nothing goes on that is not part of what was fed.
+  rf::net::HttpRequestStream whole, bytewise;
+  auto all = whole.feed(in);
+  std::string forward;
+  std::vector<std::string> names;
+  bool refused = false;
+  for (std::size_t i = 0; i < in.size() && !refused; ++i) {
+    auto s = bytewise.feed(in.substr(i, 1));
+    forward += s.forward;
+    names.insert(names.end(), s.names.begin(), s.names.end());
+    refused = !s.refusal.empty();
+  }
+  if (all.refusal.empty() != !refused) __builtin_trap();
+  if (all.refusal.empty() && (all.forward != forward || all.names != names)) __builtin_trap();
+  if (all.forward.size() > in.size() || in.substr(0, all.forward.size()) != all.forward) __builtin_trap();
 }
 
 }  // namespace

@@ -17,6 +17,7 @@
 
 #include "ringfence/base/sys.hpp"
 #include "ringfence/net/decision.hpp"
+#include "ringfence/net/http_stream.hpp"
 
 namespace rf::engine {
 
@@ -400,8 +401,93 @@ int Egress::relay(base::UniqueFd upstream, const net::Address& dest, int pid, in
   return 0;
 }
 
+void Egress::refuse_stream(Conn& c, const char* what, std::string rule, const std::string& name) {
+  net::Destination d;
+  d.kind = net::DestinationKind::Inet;
+  d.inet = c.dest;
+  net::Decision dec;
+  dec.verdict = net::Verdict::Deny;
+  dec.error = ECONNRESET;
+  dec.rule = std::move(rule);
+  dec.name = name;
+  if (log_) log_(net::format_violation_json(std::chrono::system_clock::now(), c.pid, what, d, dec));
+  std::lock_guard lock(mu_);  // stop() shuts these down under it
+  if (!c.spliced) {
+    reset(c.client);
+    reset(c.upstream);
+    return;
+  }
+  // The other direction's thread still uses both: they end now and close when it is joined.
+  for (int fd : {c.client.get(), c.upstream.get()}) {
+    linger l{1, 0};
+    (void)::setsockopt(fd, SOL_SOCKET, SO_LINGER, &l, sizeof l);
+    ::shutdown(fd, SHUT_RDWR);
+  }
+}
+
+void Egress::start_back(Conn& c) {
+  std::lock_guard lock(mu_);
+  c.spliced = true;
+  c.back = std::thread([&c] {
+    pump(c.upstream.get(), c.client.get());
+    c.done.fetch_add(1);
+  });
+}
+
+// Port 80: every request head on the connection, not only the first, names an allowed host
+// pinned to the address; the client's bytes go on through here, the server's are spliced.
+void Egress::relay_http(Conn& c) {
+  net::HttpRequestStream requests;
+  const std::int64_t deadline = now_ms() + kInspectMs;
+  bool first = true;
+  char buf[16384];
+  for (;;) {
+    if (first) {
+      const std::int64_t left = deadline - now_ms();
+      pollfd p{c.client.get(), POLLIN, 0};
+      const int r = left > 0 ? ::poll(&p, 1, static_cast<int>(left)) : 0;
+      if (r < 0 && errno == EINTR) continue;
+      if (r == 0)
+        return refuse_stream(c, "http", "egress allowlist: plain HTTP: no request head within 10 s", {});
+      if (r < 0) break;
+    }
+    const ssize_t n = ::recv(c.client.get(), buf, sizeof buf, first ? MSG_DONTWAIT : 0);
+    if (n < 0 && (errno == EINTR || errno == EAGAIN)) continue;
+    if (n <= 0) {
+      if (n == 0) {
+        ::shutdown(c.upstream.get(), SHUT_WR);
+      } else {
+        ::shutdown(c.upstream.get(), SHUT_RDWR);
+        ::shutdown(c.client.get(), SHUT_RDWR);
+      }
+      break;
+    }
+    auto step = requests.feed(std::string_view(buf, static_cast<std::size_t>(n)));
+    std::string refusal = step.refusal, named;
+    for (const auto& name : step.names) {
+      if (!refusal.empty()) break;
+      refusal = net::stream_name_refusal(hosts_, *pins_, c.dest, name, now_ms());
+      named = name;
+    }
+    if (!refusal.empty()) return refuse_stream(c, "http", std::move(refusal), named);
+    if (!step.forward.empty() && !write_all(c.upstream.get(), step.forward.data(), step.forward.size())) {
+      ::shutdown(c.client.get(), SHUT_RDWR);
+      break;
+    }
+    if (first && !step.names.empty()) {
+      first = false;
+      start_back(c);
+    }
+  }
+}
+
 void Egress::inspect_and_splice(Conn& c) {
   const bool tls = c.dest.port == 443;
+  if (!tls) {
+    relay_http(c);
+    c.done.fetch_add(1);
+    return;
+  }
   std::string head;
   net::StreamName seen;
   const std::int64_t deadline = now_ms() + kInspectMs;
@@ -420,27 +506,13 @@ void Egress::inspect_and_splice(Conn& c) {
       return;
     }
     head.append(buf, static_cast<std::size_t>(n));
-    seen = tls ? net::tls_server_name(head) : net::http_host(head);
+    seen = net::tls_server_name(head);
   }
   std::string refusal = seen.kind == net::StreamName::Kind::Name
                             ? net::stream_name_refusal(hosts_, *pins_, c.dest, seen.name, now_ms())
                             : kind_refusal(seen, tls);
   if (!refusal.empty()) {
-    net::Destination d;
-    d.kind = net::DestinationKind::Inet;
-    d.inet = c.dest;
-    net::Decision dec;
-    dec.verdict = net::Verdict::Deny;
-    dec.error = ECONNRESET;
-    dec.rule = std::move(refusal);
-    dec.name = seen.name;
-    if (log_)
-      log_(net::format_violation_json(std::chrono::system_clock::now(), c.pid, tls ? "tls" : "http", d, dec));
-    {
-      std::lock_guard lock(mu_);  // stop() shuts these down under it
-      reset(c.client);
-      reset(c.upstream);
-    }
+    refuse_stream(c, "tls", std::move(refusal), seen.name);
     c.done = 1;
     return;
   }
@@ -449,14 +521,7 @@ void Egress::inspect_and_splice(Conn& c) {
     c.done = 1;
     return;
   }
-  {
-    std::lock_guard lock(mu_);
-    c.spliced = true;
-    c.back = std::thread([&c] {
-      pump(c.upstream.get(), c.client.get());
-      c.done.fetch_add(1);
-    });
-  }
+  start_back(c);
   pump(c.client.get(), c.upstream.get());
   c.done.fetch_add(1);
 }

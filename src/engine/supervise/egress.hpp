@@ -75,6 +75,9 @@ private:
   struct Conn;
   Egress() = default;
   void inspect_and_splice(Conn& c);
+  void relay_http(Conn& c);
+  void start_back(Conn& c);
+  void refuse_stream(Conn& c, const char* what, std::string rule, const std::string& name);
   void reap_locked();
 
   std::vector<net::HostRule> hosts_;
