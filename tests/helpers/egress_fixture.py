@@ -17,8 +17,8 @@ through the fixture. Fixture() then starts the servers:
         GET /bytes/N -> N bytes, anything else 404.
   TLS   port 443 on every address: the same HTTP behind TLS (tests/fixtures/egress/cert.pem,
         self-signed for allowed.test and *.test); the SNI is logged from the sni_callback.
-  TCP   port 9000 on every address: reads one line; "hello" -> "hello from ADDR\\n",
-        "bytes N" -> N bytes, then closes; a client that sends nothing is just closed.
+  TCP   port 9000 on every address: reads one line; "bytes N" -> N bytes, any other line ->
+        "hello from ADDR\\n", then closes; a client that sends nothing is just closed.
   UDP   port 9000 on every address, and 5353 on 198.51.100.10: every datagram is logged.
 
 The records (RECORDS below):
@@ -362,12 +362,11 @@ class Fixture:
             return
         f = conn.makefile("rb")
         line = f.readline(256).decode("ascii", "replace").strip()
-        if line == "hello":
-            conn.sendall(f"hello from {addr}\n".encode())
-        elif line.startswith("bytes "):
+        if line.startswith("bytes "):
+            conn.settimeout(None)  # blocking sends: a timeout makes each one poll first
             send_bytes(conn, int(line.split()[1]))
-        elif line.startswith("echo"):
-            conn.sendall(line.encode() + b"\n")
+        else:
+            conn.sendall(f"hello from {addr}\n".encode())
 
     def _serve_http(self, conn, addr, port, peer, scheme_port=None):
         if scheme_port is None and not self._first(conn, addr, port):
