@@ -50,10 +50,12 @@ Run it alone (as root) to try the fixture without ringfence:
   python3 tests/helpers/egress_fixture.py --self-check      resolves and fetches every service
 """
 
+import atexit
 import ctypes
 import http.server
 import json
 import os
+import shutil
 import socket
 import socketserver
 import ssl
@@ -130,6 +132,7 @@ def enter():
     for c in cmds:
         subprocess.run(c, check=True)
     d = tempfile.mkdtemp(prefix="rf-egress-etc-")
+    atexit.register(shutil.rmtree, d, True)  # the bind stays valid: it holds the file itself
     os.chmod(d, 0o755)
     conf = os.path.join(d, "resolv.conf")
     with open(conf, "w") as f:

@@ -9,7 +9,7 @@ listeners, on documentation addresses and 169.254.169.254 bound on lo, every que
 SNI and Host header logged); the fixture's resolv.conf is bound over /etc/resolv.conf there, so
 ringfence's launcher forwards to the fixture's DNS server.
 
-Two runs per user (root, and 65534 through setpriv), each `ringfence run --no-profile --project P
+Three runs per user (root, and 65534 through setpriv), each `ringfence run --no-profile --project P
 --allow-host ... -- python3 P/SCRIPT`:
 
   refusals   --allow-host allowed.test --allow-host meta.test --allow-host port.test:9000.
@@ -35,6 +35,10 @@ Two runs per user (root, and 65534 through setpriv), each `ringfence run --no-pr
              go.test's address is refused); short.test has a TTL of 1 s and must stay reachable
              after it (the pins' 300 s floor); wildcard names below wild.test work; the --allow-net
              rule lets 203.0.113.7:9000 through and not 203.0.113.7:80.
+
+  profile    --profile FILE with `[network] allow_hosts = ["allowed.test"]` (the same allowlist
+             from the profile file): allowed.test works, other.test and a direct connect to its
+             address do not, and SNI other.test on allowed.test's address is refused.
 
 After each run the fixture's DNS log may hold only the allowed names and their CNAME targets, and
 the violation log must name each refused address (and the name where the launcher knows it).
@@ -93,6 +97,9 @@ def tcp(addr, port, line=b"hello\n", fam=None, timeout=10):
     s.settimeout(timeout)
     try:
         s.connect((addr, port))
+    except socket.gaierror as e:
+        s.close()
+        return {"stage": "resolve", "gaierror": e.errno}
     except OSError as e:
         s.close()
         return {"stage": "connect", "errno": e.errno}
@@ -255,6 +262,17 @@ print(json.dumps(res))
 '''
 
 
+PROFILE = PRELUDE + r"""
+res["curl http"] = curl("http://allowed.test/hello", "-4")
+res["curl https"] = curl("https://allowed.test/hello", "-k", "-6")
+res["gai other.test"] = gai("other.test")
+res["gai exfil"] = gai(EXFIL[0])
+res["direct other4"] = tcp(OTHER4, 9000)
+res["front curl https other"] = curl("https://other.test/hello", "-k", "--resolve", f"other.test:443:{ALLOWED4}")
+print(json.dumps(res))
+"""
+
+
 class Judge:
     def __init__(self, user, run, failures):
         self.prefix = f"[{user}] {run}"
@@ -302,7 +320,9 @@ def sandbox_env(work, user, tag):
 
 
 def ringfence(rf, user, project, rules, argv, env, timeout=300):
-    full = [rf, "run", "--no-profile", "--project", project, *rules,
+    """rules may start with ("--profile", FILE), which replaces --no-profile."""
+    head = ["--no-profile"] if rules[:1] != ["--profile"] else []
+    full = [rf, "run", *head, "--project", project, *rules,
             *os.environ.get("RF_TEST_EXTRA_ARGS", "").split(), "--", *argv]
     if user != "root":
         full = ["setpriv", f"--reuid={NOBODY}", f"--regid={NOBODY}", "--clear-groups", "--"] + full
@@ -456,7 +476,7 @@ def judge_refusals(user, res, log, vlog, failures, exfil, direct):
     # the floor
     j.refused_curl(res, "curl meta.test", rcs=(6, 7))
     r = res["tcp meta.test 9000"]
-    if not (r.get("stage") == "connect" and r.get("errno") == ECONNREFUSED) and "gaierror" not in json.dumps(r):
+    if not (r.get("stage") == "connect" and r.get("errno") == ECONNREFUSED) and r.get("stage") != "resolve":
         j.bad(f"tcp meta.test:9000: expected ECONNREFUSED (or no address), got {r}")
     j.refused_connect(res, "tcp meta 9000")
     # the rule's port
@@ -573,6 +593,23 @@ def judge_chains(user, res, log, vlog, failures, exfil):
     print(f"[{user}] chains: {len(log)} fixture events, DNS names {sorted(names)}, {len(vlog)} violation lines")
 
 
+def judge_profile(user, res, log, vlog, failures, exfil):
+    j = Judge(user, "profile", failures)
+    j.ok_curl(res, "curl http")
+    j.ok_curl(res, "curl https")
+    j.nxdomain(res, "gai other.test")
+    j.nxdomain(res, "gai exfil")
+    j.refused_connect(res, "direct other4")
+    j.refused_curl(res, "front curl https other")
+    names = set(fxm.dns_names(log))
+    if names != {"allowed.test"}:
+        j.bad(f"the fixture's DNS server saw {sorted(names)}, expected allowed.test alone")
+    if fixture_saw(log, addr=fxm.OTHER4) or {x.get("sni") for x in fixture_saw(log, "sni")} - {"allowed.test"}:
+        j.bad(f"refused connections reached the fixture: {[x for x in log if x.get('kind') != 'dns'][:8]}")
+    check_vlog(j, vlog, fxm.OTHER4)
+    print(f"[{user}] profile: {len(log)} fixture events, DNS names {sorted(names)}, {len(vlog)} violation lines")
+
+
 REFUSAL_RULES = ["--allow-host", "allowed.test", "--allow-host", "meta.test", "--allow-host", "port.test:9000"]
 CHAIN_RULES = ["--allow-host", "go.test", "--allow-host", "far.test", "--allow-host", "short.test",
                "--allow-host", "*.wild.test", "--allow-net", f"{fxm.NET4}:9000"]
@@ -624,11 +661,17 @@ def main():
                       f"ALLOWED4={fxm.ALLOWED4!r}\nALLOWED6={fxm.ALLOWED6!r}\nOTHER4={fxm.OTHER4!r}\n"
                       f"OTHER6={fxm.OTHER6!r}\nNET4={fxm.NET4!r}\nMETA4={fxm.META4!r}\n"
                       f"EXFIL={exfil!r}\nDIRECT={direct!r}\n")
-            for name, body in (("refusals.py", REFUSALS), ("chains.py", CHAINS)):
+            for name, body in (("refusals.py", REFUSALS), ("chains.py", CHAINS), ("profile.py", PROFILE)):
                 with open(os.path.join(project, name), "w") as f:
                     f.write(consts + body)
+            # the profile file lies outside the project (the sandbox cannot change it)
+            profile = os.path.join(work, f"profile-{user}.toml")
+            with open(profile, "w") as f:
+                f.write('[network]\nallow_hosts = ["allowed.test"]\n')
+            os.chmod(profile, 0o644)
             for script, rules, judge in (("refusals.py", REFUSAL_RULES, judge_refusals),
-                                         ("chains.py", CHAIN_RULES, judge_chains)):
+                                         ("chains.py", CHAIN_RULES, judge_chains),
+                                         ("profile.py", ["--profile", profile], judge_profile)):
                 fx.take()
                 try:
                     res, vlog = run_sandbox(rf, user, work, project, script, rules, script[:-3] + tag)
