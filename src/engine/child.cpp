@@ -126,7 +126,10 @@ base::Status step_id_maps(RecipeState& st) {
 }
 
 base::Status step_loopback(RecipeState& st) {
-  return st.ctx->ns.net ? loopback_up_in_child() : base::Status{};
+  if (!st.ctx->ns.net) return {};
+  RF_TRY(loopback_up_in_child());
+  if (st.ctx->spec->supervision.connect.allow_hosts.empty()) return {};
+  return resolver_sockets_in_child(st.resolver_udp, st.resolver_tcp);
 }
 
 base::Status step_new_root(RecipeState& st) {

@@ -36,7 +36,7 @@ base::Status tail_rlimits(RecipeState& st) {
 }
 
 base::Status tail_connect_filter(RecipeState& st) {
-  RF_TRY(install_connect_filter_in_child(*st.ctx));
+  RF_TRY(install_connect_filter_in_child(*st.ctx, st.resolver_udp, st.resolver_tcp));
   if (st.ctx->notify_sock >= 0) ::close(st.ctx->notify_sock);
   return {};
 }

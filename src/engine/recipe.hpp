@@ -41,6 +41,10 @@ struct RecipeState {
   const char* file = nullptr;              // what execvp runs
   const sigset_t* exec_sigmask = nullptr;  // restored right before the exec, or null
   base::UniqueFd exec_guard;               // the loader guard's binfmt_misc mount, for pid 1 to hold
+  // The egress allowlist: the sandbox's resolver sockets on its lo (CLOEXEC), handed to the
+  // launcher with the connect filter's listener; -1 without.
+  int resolver_udp = -1;
+  int resolver_tcp = -1;
 };
 
 struct Step {

@@ -60,6 +60,10 @@ void drop_all_caps_in_child();
 
 // netlo.cpp: bring "lo" up in the new network namespace.
 base::Status loopback_up_in_child();
+// The egress allowlist: a datagram socket bound and a stream socket listening on
+// spec::kSandboxResolver port 53 in the new network namespace (while we still hold our
+// capabilities there), for the launcher's resolver.
+base::Status resolver_sockets_in_child(int& udp, int& tcp);
 
 // seccomp_apply.cpp: install the Spec's BPF programs in order.
 base::Status install_seccomp_in_child(const ChildContext& ctx);

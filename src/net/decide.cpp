@@ -10,10 +10,12 @@ namespace rf::net {
 
 namespace {
 
-Decision allow(std::string rule) { return Decision{Verdict::Allow, 0, std::move(rule), false, std::nullopt}; }
+Decision allow(std::string rule) {
+  return Decision{Verdict::Allow, 0, std::move(rule), false, std::nullopt, false, {}};
+}
 
 Decision deny(int error, std::string rule) {
-  return Decision{Verdict::Deny, error, std::move(rule), false, std::nullopt};
+  return Decision{Verdict::Deny, error, std::move(rule), false, std::nullopt, false, {}};
 }
 
 // A mapped address is the IPv4 address itself (the kernel sends IPv4).
@@ -77,8 +79,10 @@ const Rule* best_rule(const Policy& p, const Address& literal, const Address* re
 
 Decision rule_decision(const Policy& p, const Rule* best) {
   if (best == nullptr) {
-    return p.default_verdict == Verdict::Allow ? allow("default: allow")
-                                               : deny(ECONNREFUSED, "default: deny");
+    Decision d =
+        p.default_verdict == Verdict::Allow ? allow("default: allow") : deny(ECONNREFUSED, "default: deny");
+    d.by_default = true;
+    return d;
   }
   return best->verdict == Verdict::Allow ? allow(best->text) : deny(ECONNREFUSED, best->text);
 }

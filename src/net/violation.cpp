@@ -33,6 +33,7 @@ std::string errno_name(int e) {
     case ENETUNREACH: return "ENETUNREACH";
     case EACCES: return "EACCES";
     case EPERM: return "EPERM";
+    case ECONNRESET: return "ECONNRESET";
     default: return std::to_string(e);
   }
 }
@@ -98,9 +99,22 @@ std::string format_violation_json(std::chrono::system_clock::time_point time, in
     out += "{\"form\":\"" + std::string(embedding_name(decision.via->via)) + "\",\"address\":\"" +
            format_ip(decision.via->address) + "\"}";
   }
+  if (!decision.name.empty()) add_string(out, "name", decision.name);
   add_string(out, "rule", decision.rule);
   add_string(out, "action", decision.verdict == Verdict::Allow ? "allow" : "deny");
   if (decision.error != 0) add_string(out, "errno", errno_name(decision.error));
+  out += '}';
+  return out;
+}
+
+std::string format_dns_violation_json(std::chrono::system_clock::time_point time, std::string_view name,
+                                      std::string_view query_type, std::string_view rule) {
+  std::string out = "{\"time\":\"" + utc_time(time) + "\"";
+  add_string(out, "syscall", "dns");
+  add_string(out, "name", name);
+  add_string(out, "query_type", query_type);
+  add_string(out, "rule", rule);
+  add_string(out, "action", "deny");
   out += '}';
   return out;
 }

@@ -20,6 +20,8 @@ struct Decision {
   std::string rule;    // what decided: "metadata floor: 169.254.0.0/16 (...)", a rule's text, ...
   bool floor = false;  // the metadata floor decided
   std::optional<AlternateForm> via;  // the embedded form that decided, when it was not the literal
+  bool by_default = false;           // no rule matched: the policy's default verdict decided
+  std::string name;                  // the egress allowlist: the host name(s) the address was pinned to
 };
 
 // Precedence, first match wins:
@@ -36,11 +38,18 @@ Decision decide(const Policy& policy, const Destination& dest);
 // {"time":"2026-01-02T03:04:05.123Z","pid":42,"syscall":"connect","family":"inet",
 //  "address":"169.254.169.254","port":80,"rule":"metadata floor: ...","action":"deny",
 //  "errno":"ECONNREFUSED"}
-// plus "embedded":{"form":"nat64","address":"..."} when an alternate form decided, and
+// plus "embedded":{"form":"nat64","address":"..."} when an alternate form decided, "name" when
+// the egress allowlist knows the host name the address was asked for, and
 // "address_hex" when a unix name is not valid UTF-8 (the "address" then has U+FFFD in it).
 std::string format_violation_json(std::chrono::system_clock::time_point time, int pid,
                                   std::string_view syscall, const Destination& dest,
                                   const Decision& decision);
+
+// A lookup the sandbox's resolver refused under the egress allowlist:
+// {"time":"...","syscall":"dns","name":"secret.example","query_type":"TXT","rule":"...",
+//  "action":"deny"}
+std::string format_dns_violation_json(std::chrono::system_clock::time_point time, std::string_view name,
+                                      std::string_view query_type, std::string_view rule);
 
 // The line that ends a run's part of the violation log when it reaches its size limit:
 // {"time":"...","action":"log-limit","limit_bytes":2097152,"message":"..."}; later denials

@@ -32,11 +32,13 @@
 #include <string>
 #include <vector>
 
+#include "egress.hpp"
 #include "notif_target.hpp"
 #include "ringfence/base/kernel.hpp"
 #include "ringfence/base/sys.hpp"
 #include "ringfence/base/unique_fd.hpp"
 #include "ringfence/net/decision.hpp"
+#include "ringfence/net/egress.hpp"
 #include "supervisor.hpp"
 
 namespace rf::engine {
@@ -114,6 +116,7 @@ struct Name {
   net::Destination dest;
   sockaddr_un pinned_name{};  // AF_UNIX path: "/proc/self/fd/N" for the pinned socket inode
   base::UniqueFd pinned;
+  net::Route route = net::Route::Sandbox;  // the egress allowlist: where the connection is made
   [[nodiscard]] const sockaddr* addr() const {
     if (pinned.valid()) return reinterpret_cast<const sockaddr*>(&pinned_name);
     return size ? reinterpret_cast<const sockaddr*>(bytes.data()) : nullptr;
@@ -187,6 +190,10 @@ int check_name(Target& t, const net::SocketInfo& si, net::Call call, int flags, 
   net::Decision d;
   if (dest->kind == net::DestinationKind::Other && si.domain == AF_NETLINK) {
     d.verdict = net::Verdict::Allow;  // the kernel or another netlink socket: not the network
+  } else if (const Egress* egress = t.sup.egress()) {
+    auto e = egress->decide(t.sup.policy(), *dest, si.type == SOCK_STREAM);
+    d = std::move(e.decision);
+    name.route = e.route;
   } else {
     d = net::decide(t.sup.policy(), *dest);
   }
@@ -332,6 +339,10 @@ struct PendingCall {
   std::int64_t bytes = 0;  // sendto/sendmsg: bytes sent
   int stop_error = 0;      // sendmmsg: the entry after the prepared ones failed with this
   bool started = false;    // connect: the receiving thread's try was interrupted
+  // The egress allowlist, a connect made from the host's network: `sock` is then the
+  // launcher's socket, `target_sock` the duplicate of the target's.
+  base::UniqueFd target_sock;
+  bool target_nonblocking = false;
 };
 
 void PendingCallDeleter::operator()(PendingCall* p) const { delete p; }
@@ -450,7 +461,44 @@ std::optional<Reply> prepare_connect(PendingCall& c) {
   if (err) return Reply{err, 0};
   if (int e = check_name(c.t, c.si, net::Call::Connect, 0, a[1], static_cast<int>(a[2]), c.name, "connect"))
     return Reply{e, 0};
+  if (c.name.route != net::Route::Direct && c.name.route != net::Route::Relay) return std::nullopt;
+  Egress& egress = *c.t.sup.egress();
+  // A socket made here and installed before: connecting it again is the kernel's answer.
+  if (egress.installed(c.sock.get())) {
+    c.name.route = net::Route::Sandbox;
+    return std::nullopt;
+  }
+  const int fl = ::fcntl(c.sock.get(), F_GETFL);
+  if (fl < 0) return Reply{kFailClosed, 0};
+  c.target_nonblocking = (fl & O_NONBLOCK) != 0;
+  // The relay's upstream connects as a blocking call (a worker waits for it) whatever the
+  // target asked: the target gets its end only once the server took the connection.
+  base::UniqueFd host;
+  const bool nonblocking = c.name.route == net::Route::Direct && c.target_nonblocking;
+  if (int e = egress.host_socket(c.sock.get(), nonblocking, host)) return Reply{e, 0};
+  c.target_sock = std::move(c.sock);
+  c.sock = std::move(host);
   return std::nullopt;
+}
+
+// The egress allowlist: once the launcher's connection is made (or, non-blocking, under way),
+// the target's fd number gets it: the socket itself, or its end of the relay.
+Reply complete_egress(PendingCall& c, Reply r) {
+  if (!c.target_sock.valid() || c.nr != SYS_connect) return r;
+  const int number = static_cast<int>(c.t.n.data.args[0]);
+  const bool cloexec = c.t.cloexec(number);
+  if (c.name.route == net::Route::Direct) {
+    if (r.error != 0 && r.error != EINPROGRESS) return r;
+    if (int e = c.t.sup.install_fd(c.t.n.id, c.sock.get(), number, cloexec)) return Reply{e, 0};
+    return r;
+  }
+  if (r.error != 0) return r;
+  base::UniqueFd side;
+  if (int e = c.t.sup.egress()->relay(std::move(c.sock), c.name.dest.inet, static_cast<int>(c.t.n.pid),
+                                      c.target_sock.get(), c.target_nonblocking, side))
+    return Reply{e, 0};
+  if (int e = c.t.sup.install_fd(c.t.n.id, side.get(), number, cloexec)) return Reply{e, 0};
+  return r;
 }
 
 std::optional<Reply> prepare_sends(PendingCall& c) {
@@ -509,7 +557,7 @@ Reply overflow_reply(PendingCall& c) {
     int r = ::connect(c.sock.get(), c.name.addr(), c.name.len());
     const int e = errno;
     c.t.sup.disarm_guard();
-    if (r == 0 || (e == EISCONN && c.started)) return {0, 0};
+    if (r == 0 || (e == EISCONN && c.started)) return complete_egress(c, {0, 0});
     if (e != EINTR && e != EALREADY) return {e, 0};
   }
   if (c.nr == SYS_sendmmsg && c.sent > 0) return {0, c.sent};
@@ -530,14 +578,14 @@ std::optional<Reply> start_call(Supervisor& sup, const seccomp_notif& n, Pending
   if (fl < 0) return Reply{kFailClosed, 0};
   c->blocking = !(fl & O_NONBLOCK) && !(c->flags & MSG_DONTWAIT);
   auto now = c->nr == SYS_connect ? connect_now(*c) : send_messages(*c, false, nullptr);
-  if (now) return finish_reply(*c, *now);
+  if (now) return finish_reply(*c, complete_egress(*c, *now));
   pending = std::move(c);
   return std::nullopt;
 }
 
 Reply finish_call(PendingCall& c, const std::function<bool()>& give_up) {
   if (give_up()) return {kFailClosed, 0};
-  if (c.nr == SYS_connect) return connect_wait(c, give_up);
+  if (c.nr == SYS_connect) return complete_egress(c, connect_wait(c, give_up));
   auto r = send_messages(c, true, &give_up);
   return finish_reply(c, r ? *r : Reply{kFailClosed, 0});
 }

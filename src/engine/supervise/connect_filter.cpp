@@ -141,7 +141,7 @@ std::string connect_filter_program(spec::ListenPolicy listen) {
   return a.finish();
 }
 
-base::Status install_connect_filter_in_child(const ChildContext& ctx) {
+base::Status install_connect_filter_in_child(const ChildContext& ctx, int resolver_udp, int resolver_tcp) {
   const int sock = ctx.notify_sock;
   if (sock < 0) return {};
   // The launcher takes fds from us (pidfd_getfd): it must be able to, whatever our ids went
@@ -175,14 +175,17 @@ base::Status install_connect_filter_in_child(const ChildContext& ctx) {
                                 "; run with --network off, or --allow-unfiltered-network to run without it");
   }
   base::UniqueFd lfd(listener);
-  // 3. Its number: write() is not filtered.
-  int number = lfd.get();
-  if (::write(sock, &number, sizeof number) != static_cast<ssize_t>(sizeof number))
+  // 3. Its number (and the resolver's): write() is not filtered.
+  const int numbers[3] = {lfd.get(), resolver_udp, resolver_tcp};
+  const std::size_t len = (resolver_udp >= 0 ? 3 : 1) * sizeof(int);
+  if (::write(sock, numbers, len) != static_cast<ssize_t>(len))
     return base::errno_error("connect policy: hand-off to the launcher");
   // 4. The launcher holds its copy once it answers; ours goes.
   char byte;
   if (base::raw::read(sock, &byte, 1) != 1)
     return base::Error(EPIPE, "connect policy: the launcher did not take the listener");
+  if (resolver_udp >= 0) ::close(resolver_udp);
+  if (resolver_tcp >= 0) ::close(resolver_tcp);
   prctl(PR_SET_DUMPABLE, 0, 0, 0, 0);
   return {};
 }

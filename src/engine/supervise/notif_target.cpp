@@ -61,4 +61,12 @@ int NotifTarget::take(int fd, base::UniqueFd& out) const {
   return 0;
 }
 
+bool NotifTarget::cloexec(int fd) const {
+  auto info = base::read_file(proc("fdinfo/" + std::to_string(fd)));
+  if (!info) return false;
+  auto at = info->find("flags:");
+  if (at == std::string::npos) return false;
+  return (std::strtoul(info->c_str() + at + 6, nullptr, 8) & O_CLOEXEC) != 0;
+}
+
 }  // namespace rf::engine

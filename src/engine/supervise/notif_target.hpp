@@ -37,6 +37,8 @@ struct NotifTarget {
   int open();
   // A duplicate of its fd `fd` (the object it points to NOW). 0, EBADF or fail_closed.
   int take(int fd, base::UniqueFd& out) const;
+  // Whether its fd `fd` is close-on-exec (/proc/<tid>/fdinfo); false where it cannot be read.
+  [[nodiscard]] bool cloexec(int fd) const;
 };
 
 }  // namespace rf::engine

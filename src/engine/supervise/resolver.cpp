@@ -166,7 +166,7 @@ std::string Resolver::answer(const Config& config, std::string_view query) {
   auto q = dns::parse_query(query);
   if (!q) return {};
   auto refuse = [&](std::uint8_t rcode, const std::string& why) {
-    if (config.log) config.log("dns: " + q->name + " " + type_name(q->qtype) + " refused: " + why);
+    if (config.log) config.log(q->name, type_name(q->qtype), why);
     return dns::reply(query, *q, rcode);
   };
   if (q->qclass != dns::kClassIn) return refuse(dns::kRefused, "not of class IN");

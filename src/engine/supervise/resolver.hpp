@@ -31,8 +31,9 @@ public:
     std::vector<net::HostRule> hosts;
     std::vector<net::Address> upstreams;  // the host's nameservers (port 0 means 53), in order
     std::shared_ptr<net::PinTable> pins;
-    std::function<void(const std::string&)> log;  // a refused query, as one line
-    int timeout_ms = 2000;                        // per upstream, per try
+    // A refused query: its name, its type ("A", "TXT", "TYPE99") and why.
+    std::function<void(const std::string& name, const std::string& qtype, const std::string& why)> log;
+    int timeout_ms = 2000;  // per upstream, per try
   };
 
   // Answers one query (its bytes as the client sent them); an empty result means no answer is

@@ -40,6 +40,7 @@
 #include <cstring>
 
 #include "connect_emulate.hpp"
+#include "egress.hpp"
 #include "listen_policy.hpp"
 #include "ringfence/base/fd_passing.hpp"
 #include "ringfence/base/kernel.hpp"
@@ -122,10 +123,18 @@ Result<std::shared_ptr<Supervisor>> Supervisor::create(const spec::ConnectPolicy
   s->restrict_unix_paths_ = cp.restrict_unix_paths;
   s->listen_ = cp.listen;
   for (const auto& d : cp.unix_path_allow) s->unix_path_allow_.push_back(base::normalize(d));
-  for (const auto& text : cp.resolvers) {
-    auto addr = net::parse_ip(text);
-    if (!addr) return Error(EINVAL, "DNS resolver '" + text + "': " + addr.error().message());
-    s->policy_.resolvers.push_back(*addr);
+  if (!cp.allow_hosts.empty()) {
+    // The host's nameservers are the resolver's upstreams, not reachable from the sandbox.
+    Supervisor* self = s.get();
+    RF_TRY_ASSIGN(egress, Egress::create(cp, [self](const std::string& line) { self->log_violation(line); }));
+    s->egress_ = std::move(egress);
+    s->policy_.default_verdict = net::Verdict::Deny;
+  } else {
+    for (const auto& text : cp.resolvers) {
+      auto addr = net::parse_ip(text);
+      if (!addr) return Error(EINVAL, "DNS resolver '" + text + "': " + addr.error().message());
+      s->policy_.resolvers.push_back(*addr);
+    }
   }
   if (!cp.violation_log.empty()) {
     RF_TRY(make_log_dir(cp.violation_log));
@@ -172,19 +181,28 @@ Status Supervisor::take_listener() {
     target_pidfd_ = std::move(got->fds[0]);
     return {};
   }
-  // Step 3: the listener's number in the command; take our own copy of it.
-  int number = -1;
-  ssize_t n = ::read(handoff_.get(), &number, sizeof number);
+  // Step 3: the listener's number in the command (and the resolver's sockets' under the egress
+  // allowlist); take our own copies.
+  int numbers[3] = {-1, -1, -1};
+  const std::size_t want = (egress_ ? 3 : 1) * sizeof(int);
+  ssize_t n = ::read(handoff_.get(), numbers, sizeof numbers);
   if (n < 0 && (errno == EAGAIN || errno == EINTR)) return {};
-  if (n != static_cast<ssize_t>(sizeof number)) {
+  if (n != static_cast<ssize_t>(want)) {
     handoff_.reset();
     target_pidfd_.reset();
     return {};
   }
-  auto listener = base::pidfd_getfd(target_pidfd_.get(), number);
+  auto listener = base::pidfd_getfd(target_pidfd_.get(), numbers[0]);
   if (!listener) return listener.error().reworded("connect policy: pidfd_getfd(listener)");
   listener_ = std::move(*listener);
   if (::fcntl(listener_.get(), F_SETFD, FD_CLOEXEC) != 0) return base::errno_error("fcntl");
+  if (egress_) {
+    auto udp = base::pidfd_getfd(target_pidfd_.get(), numbers[1]);
+    if (!udp) return udp.error().reworded("egress allowlist: pidfd_getfd(the resolver's UDP socket)");
+    auto tcp = base::pidfd_getfd(target_pidfd_.get(), numbers[2]);
+    if (!tcp) return tcp.error().reworded("egress allowlist: pidfd_getfd(the resolver's TCP socket)");
+    RF_TRY(egress_->start_resolver(std::move(*udp), std::move(*tcp)));
+  }
   target_pidfd_.reset();
   // Linux 6.6+: the kernel wakes the receiving thread on the target's CPU and the target waits
   // in place, which halves a notification's round trip. Older kernels: the ordinary wake-up.
@@ -402,6 +420,7 @@ void Supervisor::stop() {
     unix_binds = std::move(unix_binds_);
   }
   if (unix_binds) unix_binds->stop();
+  if (egress_) egress_->stop();
   queue_.clear();  // never answered: with the listener closed, their targets see ENOSYS
   listener_.reset();
   std::lock_guard<std::mutex> lock(log_mu_);
@@ -432,6 +451,19 @@ void Supervisor::respond(std::uint64_t id, int error, std::int64_t value) {
   resp.val = error ? 0 : value;
   // ENOENT: the target was interrupted or killed meanwhile; nothing to answer.
   (void)notify_ioctl(listener_.get(), SECCOMP_IOCTL_NOTIF_SEND, &resp);
+}
+
+int Supervisor::install_fd(std::uint64_t id, int src, int number, bool cloexec) {
+  seccomp_notif_addfd add{};
+  add.id = id;
+  add.flags = SECCOMP_ADDFD_FLAG_SETFD;
+  add.srcfd = static_cast<std::uint32_t>(src);
+  add.newfd = static_cast<std::uint32_t>(number);
+  add.newfd_flags = cloexec ? O_CLOEXEC : 0;
+  const int r = notify_ioctl(listener_.get(), SECCOMP_IOCTL_NOTIF_ADDFD, &add);
+  if (r < 0) return errno == ENOENT ? ECONNREFUSED : errno;
+  if (egress_) egress_->note_installed(src);
+  return 0;
 }
 
 void Supervisor::respond_continue(std::uint64_t id) {

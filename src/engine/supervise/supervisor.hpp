@@ -45,7 +45,11 @@ std::string connect_filter_program(spec::ListenPolicy listen);
 //   4. read() the launcher's acknowledgement, then close the listener: it never exists inside
 //      the sandbox once the command runs.
 // Fails with a clear message where user notifications are unavailable.
-base::Status install_connect_filter_in_child(const ChildContext& ctx);
+// Under the egress allowlist, step 3 also writes the numbers of the sandbox's resolver sockets
+// (resolver_udp, resolver_tcp: bound on its lo by the loopback step), which the launcher takes
+// too; they are closed here once it has.
+base::Status install_connect_filter_in_child(const ChildContext& ctx, int resolver_udp = -1,
+                                             int resolver_tcp = -1);
 
 // The launcher's side: a receiving thread and a bounded pool of workers.
 //
@@ -58,6 +62,8 @@ base::Status install_connect_filter_in_child(const ChildContext& ctx);
 // waiting connect gets one more try under the guard timer, then the call is refused with
 // EAGAIN. A worker whose target is gone (killed while waiting) is interrupted by a signal.
 // stop() (also the destructor) interrupts and joins every thread.
+class Egress;
+
 class Supervisor {
 public:
   static constexpr int kMaxWorkers = 256;
@@ -95,6 +101,11 @@ public:
   void set_on_breach(std::function<void()> stop_sandbox);
   [[nodiscard]] std::string breach() const;
   void respond(std::uint64_t id, int error, std::int64_t value);
+  // Install `src` in the target as its fd `number` (replacing what is there), close-on-exec as
+  // asked, before the call is answered. 0 or an errno.
+  int install_fd(std::uint64_t id, int src, int number, bool cloexec);
+  // The egress allowlist, or null.
+  [[nodiscard]] Egress* egress() const { return egress_.get(); }
   // Let the kernel run the target's call as it made it (never for a decision on its arguments).
   void respond_continue(std::uint64_t id);
   [[nodiscard]] bool still_valid(std::uint64_t id) const;
@@ -115,6 +126,7 @@ private:
   static void* worker_main(void* w);
 
   net::Policy policy_;
+  std::unique_ptr<Egress> egress_;
   spec::ListenPolicy listen_ = spec::ListenPolicy::Unrestricted;
   bool restrict_unix_paths_ = false;
   std::vector<std::string> unix_path_allow_;
