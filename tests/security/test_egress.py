@@ -41,7 +41,8 @@ Three runs per user (root, and 65534 through setpriv), each `ringfence run --no-
              address do not, and SNI other.test on allowed.test's address is refused.
 
 After each run the fixture's DNS log may hold only the allowed names and their CNAME targets, and
-the violation log must name each refused address (and the name where the launcher knows it).
+the violation log must name each refused address (and the name where the launcher knows it) and
+the names the resolver refused.
 
 When ringfence does not know --allow-host the test fails at once, saying so.
 
@@ -537,6 +538,10 @@ def judge_refusals(user, res, log, vlog, failures, exfil, direct):
     check_vlog(j, vlog, fxm.PORT4, name="port.test", port=80)
     check_vlog(j, vlog, fxm.ALLOWED4, port=443)
     check_vlog(j, vlog, fxm.ALLOWED4, port=80)
+    dns_denied = " ".join(str(x.get("name", "")).lower() for x in vlog if x.get("syscall") == "dns")
+    for n in (exfil[0], exfil[2]):
+        if n.lower() not in dns_denied:
+            j.bad(f"the violation log has no DNS denial naming {n} ({dns_denied[:300]!r})")
     if not any("metadata floor" in x.get("rule", "") for x in denials(vlog, fxm.META4)):
         j.bad("the violation log's denial of 169.254.169.254 names no metadata floor rule")
     print(f"[{user}] refusals: {len(log)} fixture events, DNS names {sorted(names)}, "
