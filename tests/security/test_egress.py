@@ -148,6 +148,20 @@ def udp(addr, port, data=b"x"):
         return {"errno": e.errno}
     finally:
         s.close()
+def udp_connected(addr, port, data=b"x"):
+    s = socket.socket(socket.AF_INET6 if ":" in addr else socket.AF_INET, socket.SOCK_DGRAM)
+    try:
+        s.connect((addr, port))
+    except OSError as e:
+        s.close()
+        return {"stage": "connect", "errno": e.errno}
+    try:
+        s.send(data)
+        return {"stage": "send", "errno": 0}
+    except OSError as e:
+        return {"stage": "send", "errno": e.errno}
+    finally:
+        s.close()
 def urlopen(url):
     try:
         with urllib.request.urlopen(url, timeout=10) as r:
@@ -234,6 +248,10 @@ res["udp allowed 9000"] = udp(ALLOWED4, 9000)
 res["udp allowed 5353"] = udp(ALLOWED4, 5353)
 res["udp allowed6 9000"] = udp(ALLOWED6, 9000)
 res["udp other 9000"] = udp(OTHER4, 9000)
+res["udp connected allowed 9000"] = udp_connected(ALLOWED4, 9000)
+res["udp connected allowed6 9000"] = udp_connected(ALLOWED6, 9000)
+res["udp connected dns"] = udp_connected(DNS_ADDR, 53, b"\x12\x35\x01\x00\x00\x01\x00\x00\x00\x00\x00\x00"
+                                         b"\x0cdirect-probe\x04test\x00\x00\x01\x00\x01")
 print(json.dumps(res))
 '''
 
@@ -486,6 +504,10 @@ def judge_refusals(user, res, log, vlog, failures, exfil, direct):
     for k in ("udp allowed 9000", "udp allowed 5353", "udp allowed6 9000", "udp other 9000"):
         if res[k].get("errno") == 0:
             j.bad(f"{k}: a UDP datagram to the fixture was sent")
+
+    for k in ("udp connected allowed 9000", "udp connected allowed6 9000", "udp connected dns"):
+        if res[k].get("errno") == 0:
+            j.bad(f"{k}: a datagram on a connected UDP socket was sent: {res[k]}")
 
     # what reached the fixture
     names = set(fxm.dns_names(log))
