@@ -47,7 +47,8 @@ bool is_loopback(const Address& address) {
 }
 
 EgressDecision decide_egress(const Policy& policy, const std::vector<HostRule>& hosts, const PinTable& pins,
-                             const Destination& dest, bool stream, std::int64_t now_ms) {
+                             const Destination& dest, bool stream, std::int64_t now_ms,
+                             bool datagram_connect) {
   EgressDecision e;
   e.decision = decide(policy, dest);
   if (dest.kind != DestinationKind::Inet) {
@@ -57,7 +58,7 @@ EgressDecision decide_egress(const Policy& policy, const std::vector<HostRule>& 
   const Address ip = reached_ip(dest.inet);
   if (!e.decision.by_default) {  // the floor or a rule decided
     if (e.decision.verdict == Verdict::Deny) return e;
-    if (!stream && !is_loopback(ip)) return refuse(kOnlyTcp);
+    if (!stream && !is_loopback(ip) && !datagram_connect) return refuse(kOnlyTcp);
     e.route = stream ? Route::Direct : Route::Sandbox;
     return e;
   }
@@ -78,12 +79,12 @@ EgressDecision decide_egress(const Policy& policy, const std::vector<HostRule>& 
         "egress allowlist: port " + std::to_string(ip.port) + " is not allowed for " + joined(pinned),
         joined(pinned));
   }
-  if (!stream) return refuse(kOnlyTcp, joined(allowed));
+  if (!stream && !datagram_connect) return refuse(kOnlyTcp, joined(allowed));
   e.decision.verdict = Verdict::Allow;
   e.decision.error = 0;
   e.decision.rule = "egress allowlist: " + joined(allowed);
   e.decision.name = joined(allowed);
-  e.route = stream_port_inspected(ip.port) ? Route::Relay : Route::Direct;
+  e.route = !stream ? Route::Sandbox : stream_port_inspected(ip.port) ? Route::Relay : Route::Direct;
   e.names = std::move(allowed);
   return e;
 }

@@ -106,6 +106,14 @@ TEST_CASE("egress: loopback stays in the sandbox; the user's rules decide first"
   auto udp = f.at("198.51.100.10", 443, false);
   CHECK(udp.route == Route::Refuse);
   CHECK(udp.decision.rule.find("only TCP") != std::string::npos);
+  // A datagram connect sends nothing: to an allowed address it stays in the sandbox (where
+  // nothing is routed); to any other it is refused.
+  auto dc = decide_egress(f.policy, f.hosts, f.pins, to("198.51.100.10", 443), false, 1000, true);
+  CHECK(dc.route == Route::Sandbox);
+  CHECK(decide_egress(f.policy, f.hosts, f.pins, to("198.51.100.99", 443), false, 1000, true).route ==
+        Route::Refuse);
+  CHECK(decide_egress(f.policy, f.hosts, f.pins, to("169.254.169.254", 80), false, 1000, true).route ==
+        Route::Refuse);
 }
 
 TEST_CASE("egress: the relay takes only an allowed name pinned to the very address") {

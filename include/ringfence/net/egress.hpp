@@ -47,11 +47,14 @@ Address reached_ip(const Address& a);
 //     are not inet (unix, none) follow decide();
 //  3. an address pinned to a name the host rules allow at this port: for a stream socket,
 //     Relay on ports 80 and 443, else Direct; a datagram socket is refused (only the
-//     sandbox's resolver is reached by UDP);
+//     sandbox's resolver is reached by UDP), except for its connect (`datagram_connect`),
+//     which sends nothing: it stays in the sandbox, where nothing is routed (ENETUNREACH;
+//     getaddrinfo sorts its answers that way);
 //  4. anything else is refused with ECONNREFUSED, naming the pinned names where known.
 // `policy.default_verdict` must be Deny. The decision's `name` lists the pinned names.
 EgressDecision decide_egress(const Policy& policy, const std::vector<HostRule>& hosts, const PinTable& pins,
-                             const Destination& dest, bool stream, std::int64_t now_ms);
+                             const Destination& dest, bool stream, std::int64_t now_ms,
+                             bool datagram_connect = false);
 
 // The relay's check: `name` (from the stream) is allowed by the host rules at `dest`'s port
 // and pinned to `dest`'s address now. Empty when allowed, else why not.

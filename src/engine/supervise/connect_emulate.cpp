@@ -191,7 +191,8 @@ int check_name(Target& t, const net::SocketInfo& si, net::Call call, int flags, 
   if (dest->kind == net::DestinationKind::Other && si.domain == AF_NETLINK) {
     d.verdict = net::Verdict::Allow;  // the kernel or another netlink socket: not the network
   } else if (const Egress* egress = t.sup.egress()) {
-    auto e = egress->decide(t.sup.policy(), *dest, si.type == SOCK_STREAM);
+    const bool stream = si.type == SOCK_STREAM;
+    auto e = egress->decide(t.sup.policy(), *dest, stream, !stream && call == net::Call::Connect);
     d = std::move(e.decision);
     name.route = e.route;
   } else {

@@ -24,7 +24,8 @@ namespace {
 
 constexpr int kInspectMs = 10000;               // the client names its host within this
 constexpr std::size_t kInspectMax = 70 * 1024;  // a ClientHello of 64 KiB in its records
-constexpr std::size_t kSpliceChunk = 1u << 16;
+constexpr std::size_t kSpliceChunk = 1u << 16;  // the copy's buffer
+constexpr int kPipeSize = 1 << 20;              // the splice's pipe, where the kernel allows it
 
 // Options a client may set before connect that the host socket must have too: only those
 // whose value differs from a fresh socket's are copied (a buffer size set by hand turns the
@@ -109,8 +110,10 @@ void pump(int in, int out) {
   int p[2] = {-1, -1};
   bool ok = true;
   if (::pipe2(p, O_CLOEXEC) == 0) {
+    int size = ::fcntl(p[1], F_SETPIPE_SZ, kPipeSize);
+    if (size <= 0) size = static_cast<int>(kSpliceChunk);
     for (;;) {
-      ssize_t n = ::splice(in, nullptr, p[1], nullptr, kSpliceChunk, SPLICE_F_MOVE);
+      ssize_t n = ::splice(in, nullptr, p[1], nullptr, static_cast<std::size_t>(size), SPLICE_F_MOVE);
       if (n < 0 && errno == EINTR) continue;
       if (n < 0 && errno == EINVAL) break;  // not spliceable: the copy below
       if (n <= 0) {
@@ -235,9 +238,9 @@ void Egress::stop() {
   }
 }
 
-net::EgressDecision Egress::decide(const net::Policy& policy, const net::Destination& dest,
-                                   bool stream) const {
-  return net::decide_egress(policy, hosts_, *pins_, dest, stream, now_ms());
+net::EgressDecision Egress::decide(const net::Policy& policy, const net::Destination& dest, bool stream,
+                                   bool datagram_connect) const {
+  return net::decide_egress(policy, hosts_, *pins_, dest, stream, now_ms(), datagram_connect);
 }
 
 int Egress::host_socket(int like, bool nonblocking, base::UniqueFd& out) const {

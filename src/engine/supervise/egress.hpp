@@ -52,7 +52,7 @@ public:
   void stop();
 
   [[nodiscard]] net::EgressDecision decide(const net::Policy& policy, const net::Destination& dest,
-                                           bool stream) const;
+                                           bool stream, bool datagram_connect) const;
 
   // A TCP socket of the launcher's network namespace for a target's socket `like` (its
   // family; the options the target set on it copied; non-blocking as requested). The error is
