@@ -31,7 +31,7 @@ ALLOWED: dict[str, frozenset[str]] = {
     "policy": frozenset({"base"}),
     "net": frozenset({"base"}),
     "presets": frozenset({"base"}),
-    "cli": frozenset({"base", "spec", "policy", "presets"}),
+    "cli": frozenset({"base", "spec", "policy", "presets", "net"}),
     "engine": frozenset({"base", "spec", "net"}),
     "probe": frozenset({"base"}),
     "verify": frozenset({"presets", "base"}),

@@ -6,6 +6,7 @@
 #include <algorithm>
 
 #include "ringfence/cli/native.hpp"
+#include "ringfence/net/hosts.hpp"
 #include "ringfence/presets/limits.hpp"
 #include "ringfence/presets/presets.hpp"
 
@@ -129,6 +130,15 @@ void add_run(CLI::App& app, NativeCommand& out) {
       ->type_name("RULE");
   run->add_option("--deny-net", r.deny_net, "Network on: deny connections to RULE; repeatable")
       ->type_name("RULE");
+  run->add_option("--allow-host", r.allow_hosts,
+                  "Egress allowlist: only these host names (and their ports) are reachable; repeatable; "
+                  "implies --network on (kernel level only)")
+      ->type_name("HOST[:PORT]");
+  run->add_option("--allow-hosts", r.allow_host_sets,
+                  "Egress allowlist: the hosts of named sets (npm, pypi, github, crates, go, debian); "
+                  "repeatable; implies --network on")
+      ->type_name("SET[,SET...]")
+      ->delimiter(',');
   run->add_flag("--allow-listen", r.allow_listen,
                 "Network on: allow binding and listening on any address and abstract unix names");
   run->add_flag("--allow-unfiltered-network", r.allow_unfiltered_network,
@@ -157,6 +167,21 @@ void check_run(const RunOptions& r) {
     throw CLI::ValidationError("--require", "expected kernel, landlock or soft, got '" + *r.require + "'");
   if (r.level && *r.level != "kernel" && *r.level != "landlock" && *r.level != "soft")
     throw CLI::ValidationError("--level", "expected kernel, landlock or soft, got '" + *r.level + "'");
+  for (const auto& h : r.allow_hosts)
+    if (auto rule = net::parse_host_rule(h); !rule)
+      throw CLI::ValidationError("--allow-host", rule.error().message());
+  for (const auto& set : r.allow_host_sets)
+    if (auto known = presets::host_set_by_name(set); !known)
+      throw CLI::ValidationError("--allow-hosts", known.error().message());
+  const char* allowlist = !r.allow_hosts.empty() ? "--allow-host" : "--allow-hosts";
+  if ((!r.allow_hosts.empty() || !r.allow_host_sets.empty()) && r.network && *r.network == "off")
+    throw CLI::ValidationError(allowlist,
+                               "needs the network, and --network off turns it off (drop one of them)");
+  if ((!r.allow_hosts.empty() || !r.allow_host_sets.empty()) && r.allow_unfiltered_network)
+    throw CLI::ValidationError(
+        allowlist,
+        "is enforced by the connect policy, which --allow-unfiltered-network turns off "
+        "(drop one of them)");
 }
 
 // The edit distance of two words (insertions, deletions, substitutions, transpositions).

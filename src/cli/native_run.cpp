@@ -19,9 +19,11 @@
 #include "ringfence/base/paths.hpp"
 #include "ringfence/base/sys.hpp"
 #include "ringfence/cli/profile_file.hpp"
+#include "ringfence/net/hosts.hpp"
 #include "ringfence/policy/merge.hpp"
 #include "ringfence/policy/policy.hpp"
 #include "ringfence/spec/describe.hpp"
+#include "run_etc.hpp"
 #include "run_fs.hpp"
 #include "run_landlock.hpp"
 
@@ -227,6 +229,26 @@ void add_connect_policy(RunPlan& plan, const RunOptions& opts, const HostSnapsho
   cp.violation_log = default_violation_log(snap);
   // The host's network is shared: a server on it would be reachable from the whole network.
   cp.listen = opts.allow_listen ? spec::ListenPolicy::Unrestricted : spec::ListenPolicy::LoopbackOnly;
+  if (!plan.allowlisted) return;
+  // The sandbox's own network namespace (lo only): the launcher answers its DNS and makes the
+  // connections the rules allow. A server there is reachable from inside only.
+  for (const auto& h : plan.allowed_hosts) cp.allow_hosts.push_back(h.rule);
+  // No nameserver in the host's resolv.conf: glibc's default, the host's own 127.0.0.1.
+  if (cp.resolvers.empty()) cp.resolvers = {"127.0.0.1"};
+  cp.listen = spec::ListenPolicy::Unrestricted;
+}
+
+// The allowlist's /etc/resolv.conf: the sandbox's resolver only. Its file is written by
+// ThrowawayHome::prepare (the bind's source is empty until then), after /run's tmpfs is mounted.
+Status add_resolv_conf(RunPlan& plan) {
+  RF_TRY_ASSIGN(dest, bind_target("/etc/resolv.conf"));
+  plan.resolv_conf = std::string("nameserver ") + spec::kSandboxResolver + "\noptions edns0\n";
+  plan.resolv_conf_dest = dest;
+  FsOp o;
+  o.kind = OpKind::RoBind;
+  o.dest = dest;
+  plan.spec.fs_ops.push_back(o);
+  return {};
 }
 
 Status build_kernel_jail(RunPlan& plan, const RunOptions& opts, const presets::AgentProfile& agent,
@@ -234,7 +256,8 @@ Status build_kernel_jail(RunPlan& plan, const RunOptions& opts, const presets::A
   spec::Spec& s = plan.spec;
   s.ns.user = s.ns.pid = s.ns.ipc = s.ns.uts = true;
   s.ns.cgroup_try = true;
-  s.ns.net = !plan.settings.network;
+  // Network off: lo only. The allowlist: lo only too, and the launcher connects for the sandbox.
+  s.ns.net = !plan.settings.network || plan.allowlisted;
   s.cap_ops.push_back({false, -1});  // the command gets no capability, even as root
   s.proc_masks = true;
   RF_TRY(add_system_dirs(plan));
@@ -244,6 +267,7 @@ Status build_kernel_jail(RunPlan& plan, const RunOptions& opts, const presets::A
   RF_TRY(add_project_masks(plan, opts));
   RF_TRY(add_workspace(plan, opts));
   if (plan.settings.network) add_connect_policy(plan, opts, snap);
+  if (plan.allowlisted) RF_TRY(add_resolv_conf(plan));
   return {};
 }
 
@@ -375,6 +399,54 @@ Status plan_host_paths(RunPlan& plan, const RunOptions& opts, const presets::Age
   return {};
 }
 
+// A host rule as net::parse_host_rule reads it, written back: "*.npmjs.org:443".
+std::string canonical_rule(const net::HostRule& r) {
+  std::string out = (r.wildcard ? "*." : "") + r.name;
+  if (r.ports) {
+    out += ":" + std::to_string(r.ports->first);
+    if (r.ports->last != r.ports->first) out += "-" + std::to_string(r.ports->last);
+  }
+  return out;
+}
+
+// Each rule into the allowlist once, where it first came; `what` names the option in errors.
+Status add_hosts(RunPlan& plan, const std::vector<std::string>& rules, const std::string& origin,
+                 const std::string& what) {
+  for (const auto& text : rules) {
+    auto r = net::parse_host_rule(text);
+    if (!r) return Error::usage(what + ": " + r.error().message());
+    std::string rule = canonical_rule(*r);
+    auto& hosts = plan.allowed_hosts;
+    if (std::none_of(hosts.begin(), hosts.end(), [&rule](const auto& h) { return h.rule == rule; }))
+      hosts.push_back({rule, origin});
+  }
+  return {};
+}
+
+Status add_host_sets(RunPlan& plan, const std::vector<std::string>& sets, const std::string& origin,
+                     const std::string& what) {
+  for (const auto& name : sets) {
+    auto set = presets::host_set_by_name(name);
+    if (!set) return Error::usage(what + ": " + set.error().message());
+    RF_TRY(add_hosts(plan, set->hosts, origin + "set " + set->name, what + " " + set->name));
+  }
+  return {};
+}
+
+// The allowlist's rules in order: --allow-host, --allow-hosts, the agent's, the profile file's.
+Status collect_allowlist(RunPlan& plan, const RunOptions& opts, const std::optional<Profile>& profile,
+                         const presets::AgentProfile& agent) {
+  RF_TRY(add_hosts(plan, opts.allow_hosts, "--allow-host", "--allow-host"));
+  RF_TRY(add_host_sets(plan, opts.allow_host_sets, "", "--allow-hosts"));
+  RF_TRY(add_hosts(plan, agent.hosts, "agent " + agent.name, "agent " + agent.name));
+  if (profile) {
+    RF_TRY(add_hosts(plan, profile->allow_hosts, "profile file", profile->origin + ": allow_hosts"));
+    RF_TRY(add_host_sets(plan, profile->allow_host_sets, "profile file, ",
+                         profile->origin + ": allow_host_sets"));
+  }
+  return {};
+}
+
 }  // namespace
 
 Result<RunPlan> plan_run(const RunOptions& given, const HostFacts& host, const HostSnapshot& snap) {
@@ -393,6 +465,29 @@ Result<RunPlan> plan_run(const RunOptions& given, const HostFacts& host, const H
   }
   RF_TRY_ASSIGN(cli_toggles, toggles_from(opts));
   presets::Toggles toggles = profile ? presets::merge(profile->toggles, cli_toggles) : cli_toggles;
+  // The egress allowlist turns the network on. The command line's --network off wins over the
+  // profile file's allowlist (a run offline), never over its own --allow-host.
+  const bool cli_allowlist = !opts.allow_hosts.empty() || !opts.allow_host_sets.empty();
+  const bool profile_allowlist =
+      profile && (!profile->allow_hosts.empty() || !profile->allow_host_sets.empty());
+  const bool network_off_given = opts.network && *opts.network == "off";
+  const std::string allowlist_by = !opts.allow_hosts.empty()       ? "--allow-host"
+                                   : !opts.allow_host_sets.empty() ? "--allow-hosts"
+                                   : profile && !profile->allow_hosts.empty()
+                                       ? "the profile file's allow_hosts"
+                                       : "the profile file's allow_host_sets";
+  if (cli_allowlist && network_off_given)
+    return Error::usage(allowlist_by +
+                        " needs the network, and --network off turns it off (drop one of them)");
+  plan.allowlisted = cli_allowlist || (profile_allowlist && !network_off_given);
+  if (profile_allowlist && network_off_given)
+    plan.notes.push_back("the profile file's allow_hosts and allow_host_sets: not used (--network off)");
+  if (plan.allowlisted && opts.allow_unfiltered_network)
+    return Error::usage(
+        allowlist_by +
+        " is enforced by the connect policy, which --allow-unfiltered-network turns off (drop "
+        "one of them)");
+  if (plan.allowlisted) toggles.network = true;
   plan.settings = presets::resolve(preset, toggles);
   if (profile) plan.net_rules = {profile->net_allow, profile->net_deny};
   if (opts.require) {
@@ -412,6 +507,7 @@ Result<RunPlan> plan_run(const RunOptions& given, const HostFacts& host, const H
       if (known.name == a->name) agent = &known;
   }
   plan.agent = agent->name;
+  if (plan.allowlisted) RF_TRY(collect_allowlist(plan, opts, profile, *agent));
   for (const auto& e : opts.env)
     if (auto c = presets::check_env_arg(e); !c) return Error::usage("--env: " + c.error().message());
   auto project = real_dir(opts.project.value_or("."), "project", snap.cwd);
@@ -426,15 +522,20 @@ Result<RunPlan> plan_run(const RunOptions& given, const HostFacts& host, const H
   // host goes: the kernel jail, else the Landlock jail (no user namespaces), else the soft jail.
   presets::Level aim =
       plan.settings.fs_jail == presets::Level::Kernel ? presets::Level::Kernel : presets::Level::Soft;
+  std::string aim_reason =
+      aim == presets::Level::Soft ? "the soft jail is asked for (--fs-jail off, or the trusted preset)" : "";
   if (opts.level) {
     auto forced = presets::level_by_name(*opts.level);
     if (!forced) return Error::usage("--level: " + forced.error().message());
     if (*forced < aim) {
       aim = *forced;
+      aim_reason = "--level " + *opts.level + " asks for the " + *opts.level + " level";
       plan.notes.push_back("level lowered to " + std::string(presets::level_name(aim)) + " by --level");
     }
   }
-  presets::Level host_level = plan.settings.network ? host.level_network_on : host.level_network_off;
+  // The allowlist needs the network namespace of the sandbox's own, as network off does.
+  presets::Level host_level =
+      plan.settings.network && !plan.allowlisted ? host.level_network_on : host.level_network_off;
   if (host_level == presets::Level::Landlock && host.landlock_abi < 1) host_level = presets::Level::Soft;
   plan.level = std::min(aim, host_level);
   if (plan.level < aim) {
@@ -442,6 +543,16 @@ Result<RunPlan> plan_run(const RunOptions& given, const HostFacts& host, const H
         "this host cannot run the " + std::string(presets::level_name(aim)) + " jail: " +
         (host.why_not_kernel.empty() ? std::string("see `ringfence doctor`") : host.why_not_kernel));
     plan.level_reason = host.why_not_kernel;
+  }
+  if (plan.allowlisted && plan.level != presets::Level::Kernel) {
+    const std::string lvl(presets::level_name(plan.level));
+    const std::string why = !aim_reason.empty() ? aim_reason
+                                                : "this host gives the " + lvl + " level: " +
+                                                      (host.why_not_kernel.empty()
+                                                           ? std::string("see ringfence doctor")
+                                                           : host.why_not_kernel + " (see ringfence doctor)");
+    return Error(0,
+                 allowlist_by + " needs the kernel level (a network namespace of the sandbox's own); " + why);
   }
 
   spec::Spec& s = plan.spec;
@@ -498,17 +609,34 @@ std::string describe_plan(const RunPlan& plan) {
             ? std::string("a new directory under $XDG_RUNTIME_DIR/ringfence or /tmp/ringfence-UID")
             : plan.home_inside) +
        " (a throwaway directory" + (plan.settings.keep_home ? ", kept)" : ", removed at exit)"));
-  line("network: " +
-       std::string(plan.settings.network ? "on"
-                   : plan.spec.jail != spec::Jail::Kernel
-                       ? "off (the connect policy refuses every inet connection, loopback included)"
-                       : "off (loopback only)"));
-  if (const auto& cp = plan.spec.supervision.connect; cp.enabled) {
+  const auto& cp = plan.spec.supervision.connect;
+  if (plan.allowlisted) {
+    const std::size_t n = plan.allowed_hosts.size();
+    line("network: allowlisted (" + std::to_string(n) + " host rule" + (n == 1 ? "" : "s") +
+         "; the sandbox has its own network namespace, lo only, and ringfence makes the connections "
+         "the rules allow)");
+    for (const auto& h : plan.allowed_hosts) line("  allow host " + h.rule + " (" + h.origin + ")");
+    std::string to;
+    for (const auto& r : cp.resolvers) to += (to.empty() ? "" : ", ") + r;
+    line(std::string("DNS: the sandbox's resolver ") + spec::kSandboxResolver +
+         " (served by ringfence), forwarding allowed names to: " + to);
+    line("other names: NXDOMAIN, never leave the machine");
+    line("/etc/resolv.conf: generated, at " + plan.resolv_conf_dest + ": " +
+         plan.resolv_conf.substr(0, plan.resolv_conf.find('\n')));
+  } else {
+    line("network: " +
+         std::string(plan.settings.network ? "on"
+                     : plan.spec.jail != spec::Jail::Kernel
+                         ? "off (the connect policy refuses every inet connection, loopback included)"
+                         : "off (loopback only)"));
+  }
+  if (cp.enabled) {
     line("connect policy: metadata floor always denied; " + std::to_string(cp.allow.size()) + " allow, " +
-         std::to_string(cp.deny.size()) + " deny rules");
+         std::to_string(cp.deny.size()) + " deny rules" + (plan.allowlisted ? " (by address)" : ""));
     for (const auto& r : cp.allow) line("  allow " + r);
     for (const auto& r : cp.deny) line("  deny " + r);
-    for (const auto& r : cp.resolvers) line("  DNS resolver (port 53 kept reachable): " + r);
+    if (!plan.allowlisted)
+      for (const auto& r : cp.resolvers) line("  DNS resolver (port 53 kept reachable): " + r);
     if (cp.restrict_unix_paths) {
       std::string dirs;
       for (const auto& d : cp.unix_path_allow) dirs += (dirs.empty() ? "" : ", ") + d;
@@ -519,6 +647,9 @@ std::string describe_plan(const RunPlan& plan) {
                                                  "no abstract unix name (EACCES)"
          : cp.listen == spec::ListenPolicy::LoopbackOnly
              ? "servers: bind and listen on loopback only, no abstract unix name (EACCES; --allow-listen)"
+         : plan.allowlisted
+             ? "servers: bind and listen on any address of the sandbox's own network namespace (reachable "
+               "from inside only)"
              : "servers: bind and listen on any address (--allow-listen)");
     line("violation log: " + cp.violation_log);
   }

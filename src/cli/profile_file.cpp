@@ -28,6 +28,7 @@
 #include "ringfence/base/strings.hpp"
 #include "ringfence/base/sys.hpp"
 #include "ringfence/cli/profile_file.hpp"
+#include "ringfence/net/hosts.hpp"
 
 namespace rf::cli {
 
@@ -291,8 +292,24 @@ void read_network(Checker& c, const toml::table& t, Profile& out) {
       });
     } else if (k == "allow_listen") {
       out.allow_listen = switch_of(c, v, what);
+    } else if (k == "allow_hosts") {
+      strings_of(c, v, what, [&](const std::string& s, const toml::node& el) {
+        if (auto rule = net::parse_host_rule(s); rule) {
+          out.allow_hosts.push_back(s);
+        } else {
+          c.fail(el.source(), quoted(what) + ": " + rule.error().message());
+        }
+      });
+    } else if (k == "allow_host_sets") {
+      strings_of(c, v, what, [&](const std::string& s, const toml::node& el) {
+        if (auto set = presets::host_set_by_name(s); set) {
+          out.allow_host_sets.push_back(s);
+        } else {
+          c.fail(el.source(), quoted(what) + ": " + set.error().message());
+        }
+      });
     } else {
-      unknown_key(c, k, "network", "allow, deny, allow_listen");
+      unknown_key(c, k, "network", "allow, deny, allow_listen, allow_hosts, allow_host_sets");
     }
   }
 }
@@ -455,6 +472,15 @@ base::Result<Profile> parse_profile(std::string_view text, std::string_view orig
   }
   Checker c(origin);
   for (const auto& [k, v] : parsed.table()) read_top(c, k, v, out);
+  // The allowlist is a way to have the network on: with the network off it would mean nothing.
+  const bool allowlist = !out.allow_hosts.empty() || !out.allow_host_sets.empty();
+  if (allowlist && out.toggles.network == std::optional<bool>(false)) {
+    const char* key = !out.allow_hosts.empty() ? "allow_hosts" : "allow_host_sets";
+    const toml::node* at = parsed.table().at_path(std::string("network.") + key).node();
+    c.fail(at != nullptr ? at->source() : parsed.table().source(),
+           quoted(std::string("network.") + key) +
+               " needs the network, and \"toggles.network\" is off (drop one of them)");
+  }
   if (auto e = c.error()) return *e;
   return out;
 }

@@ -8,7 +8,11 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <climits>
+#include <cstdlib>
 
+#include "ringfence/base/paths.hpp"
+#include "ringfence/base/sys.hpp"
 #include "ringfence/base/unique_fd.hpp"
 
 namespace rf::cli {
@@ -70,6 +74,33 @@ PrivateEntries private_entries(const std::string& root) {
   int budget = kEtcScanLimit;
   walk(fd.get(), root, 0, budget, out);
   return out;
+}
+
+base::Result<std::string> bind_target(const std::string& path) {
+  struct stat st {};
+  if (::lstat(path.c_str(), &st) != 0)
+    return base::Error(0, "the egress allowlist names the sandbox's resolver in " + path +
+                              ", and this host has no " + path +
+                              " to put it over (the sandbox's /etc is the host's, read-only); create one (an "
+                              "empty file will do)");
+  if (!S_ISLNK(st.st_mode)) return path;
+  char buf[PATH_MAX];
+  if (::realpath(path.c_str(), buf) != nullptr) return std::string(buf);
+  ssize_t n = ::readlink(path.c_str(), buf, sizeof buf - 1);
+  if (n <= 0) return base::errno_error("readlink " + path);
+  std::string target(buf, static_cast<std::size_t>(n));
+  if (!target.starts_with('/')) target = base::parent(path) + "/" + target;
+  std::vector<std::string> parts;  // ".." taken off lexically, as the link's text reads
+  for (auto& part : base::components(target)) {
+    if (part == "..") {
+      if (!parts.empty()) parts.pop_back();
+    } else if (part != ".") {
+      parts.push_back(std::move(part));
+    }
+  }
+  std::string out;
+  for (const auto& part : parts) out += "/" + part;
+  return out.empty() ? std::string("/") : out;
 }
 
 }  // namespace rf::cli

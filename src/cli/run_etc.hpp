@@ -6,6 +6,8 @@
 #include <string>
 #include <vector>
 
+#include "ringfence/base/result.hpp"
+
 namespace rf::cli {
 
 struct PrivateEntries {
@@ -24,5 +26,12 @@ inline constexpr const char* kEtcTruncatedNote =
     "/etc: more than 50000 entries or 16 levels; what lies past them was not checked for entries "
     "that are not world-readable";
 static_assert(kEtcScanLimit == 50000, "kEtcTruncatedNote names the limit");
+
+// Where a file bound over `path` (the egress allowlist's /etc/resolv.conf) lands: `path` itself
+// when it is not a link; else what the link resolves to (systemd-resolved's
+// ../run/systemd/resolve/stub-resolv.conf, which the sandbox's own /run lacks: the bind makes
+// it there), or, for a link to nothing, its target as written, made absolute from the link's
+// directory. A missing `path` is an error that says why the file is needed.
+base::Result<std::string> bind_target(const std::string& path);
 
 }  // namespace rf::cli

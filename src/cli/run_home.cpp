@@ -104,7 +104,22 @@ Status make_locked_dir(const std::string& base_dir, const std::string& prefix, s
   }
 }
 
-// What runs whose launcher was killed left in base_dir: every home-* and tmp-* of ours whose
+// The egress allowlist's /etc/resolv.conf, in a directory of its own (locked as HOME's), bound
+// read-only where the plan put it.
+Status write_resolv_conf(RunPlan& plan, const std::string& base_dir, base::UniqueFd& lock) {
+  RF_TRY(make_locked_dir(base_dir, "etc", plan.etc_host, lock));
+  const std::string path = plan.etc_host + "/resolv.conf";
+  base::UniqueFd fd(::open(path.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0444));
+  if (!fd.valid()) return base::errno_error("cannot create " + path);
+  if (auto w = base::write_all(fd.get(), plan.resolv_conf); !w)
+    return w.error().reworded("cannot write " + path);
+  for (auto& o : plan.spec.fs_ops)
+    if (o.kind == spec::OpKind::RoBind && o.source.empty() && o.dest == plan.resolv_conf_dest)
+      o.source = path;
+  return {};
+}
+
+// What runs whose launcher was killed left in base_dir: every home-*, tmp-* and etc-* of ours whose
 // lock is free, and new-* (killed between mkdtemp and rename) older than an hour. kept-home-*
 // (--keep-home) stays. Best effort and silent: what cannot be removed now is tried next time.
 void remove_stale_dirs(const std::string& base_dir, uid_t uid) {
@@ -116,7 +131,8 @@ void remove_stale_dirs(const std::string& base_dir, uid_t uid) {
   const time_t hour_ago = ::time(nullptr) - 3600;
   while (const dirent* e = ::readdir(d)) {
     const std::string name = e->d_name;
-    const bool locked_kind = name.starts_with("home-") || name.starts_with("tmp-");
+    const bool locked_kind =
+        name.starts_with("home-") || name.starts_with("tmp-") || name.starts_with("etc-");
     if (!locked_kind && !name.starts_with("new-")) continue;
     base::UniqueFd fd(::openat(dir.get(), name.c_str(), O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC));
     struct stat st {};
@@ -158,6 +174,7 @@ Status ThrowawayHome::prepare() {
   RF_TRY(
       make_locked_dir(base_dir, plan.settings.keep_home ? "kept-home" : "home", plan.home_host, home_lock_));
   if (plan.settings.keep_home) home_lock_.reset();  // a kept HOME is never stale
+  if (!plan.resolv_conf.empty()) RF_TRY(write_resolv_conf(plan, base_dir, etc_lock_));
   for (auto& o : plan.spec.fs_ops)
     if (o.kind == spec::OpKind::Bind && o.source.empty() && o.dest == plan.home_inside)
       o.source = plan.home_host;
@@ -197,6 +214,7 @@ Status ThrowawayHome::finish(std::vector<std::string>& not_removed) {
     not_removed.insert(not_removed.end(), left.begin(), left.end());
   };
   if (!plan.tmp_host.empty()) remove(plan.tmp_host);  // the landlock level's TMPDIR
+  if (!plan.etc_host.empty()) remove(plan.etc_host);  // the allowlist's resolv.conf
   if (plan.home_host.empty()) return {};
   Status result;
   for (const auto& c : plan.copies) {

@@ -55,6 +55,9 @@ std::vector<AgentProfile> make_agents() {
       {"ANTHROPIC_", "CLAUDE_CODE_"},
       {"claude"},
       {"@anthropic-ai/claude-code"},
+      // The API; the logins (a Console account, a Claude subscription); feature flags, fetched
+      // at every start. Not sentry.io (error reports): the agent works without it.
+      {"api.anthropic.com", "console.anthropic.com", "claude.ai", "statsig.anthropic.com"},
   });
   out.push_back(AgentProfile{
       "codex",
@@ -66,6 +69,8 @@ std::vector<AgentProfile> make_agents() {
       {"OPENAI_", "CODEX_"},
       {"codex"},
       {"@openai/codex"},
+      // The API (API-key login); the ChatGPT sign-in, and the backend a ChatGPT plan's requests go to.
+      {"api.openai.com", "auth.openai.com", "chatgpt.com"},
   });
   out.push_back(AgentProfile{
       "gemini",
@@ -81,6 +86,10 @@ std::vector<AgentProfile> make_agents() {
       {"GEMINI_"},
       {"gemini"},
       {"@google/gemini-cli"},
+      // The Gemini API (API key), Code Assist (a Google login), and the Google sign-in: tokens,
+      // the account's profile.
+      {"generativelanguage.googleapis.com", "cloudcode-pa.googleapis.com", "oauth2.googleapis.com",
+       "accounts.google.com", "www.googleapis.com"},
   });
   out.push_back(AgentProfile{
       "cursor",
@@ -94,6 +103,8 @@ std::vector<AgentProfile> make_agents() {
       {},
       {"cursor-agent", "cursor"},
       {},  // installed by its own script, not from npm
+      // Its backend (api2, api3...) and its login's polling, all under cursor.sh.
+      {"*.cursor.sh"},
   });
   out.push_back(AgentProfile{
       "cline",
@@ -108,8 +119,11 @@ std::vector<AgentProfile> make_agents() {
       {},
       {"cline"},
       {"cline"},
+      // The provider is the user's choice: Cline's own, Anthropic, OpenRouter and OpenAI here;
+      // any other comes with --allow-host.
+      {"api.cline.bot", "api.anthropic.com", "openrouter.ai", "api.openai.com"},
   });
-  out.push_back(AgentProfile{"generic", "any other command", {}, {}, {}, {}, {}});
+  out.push_back(AgentProfile{"generic", "any other command", {}, {}, {}, {}, {}, {}});
   return out;
 }
 

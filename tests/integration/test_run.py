@@ -568,6 +568,34 @@ def profile_file(ctx):
     check_eq(r.stdout.strip(), "none", "--no-profile")
 
 
+@suite.case()
+def allowlist_plan_and_usage(ctx):
+    e = Env(ctx)
+    r = e.run(["--allow-hosts", "npm", "--allow-host", "git.example.com:22", "--agent", "claude",
+               "--dry-run", "--", "true"])
+    if r.returncode == EXIT_SETUP:
+        check("needs the kernel level (a network namespace of the sandbox's own)" in r.stderr,
+              f"below the kernel level the allowlist is refused, saying why: {r.stderr!r}")
+        return
+    check_eq(r.returncode, 0, f"dry run: {r.stderr!r}")
+    for want in ("network: allowlisted (7 host rules", "  allow host git.example.com:22 (--allow-host)\n",
+                 "  allow host registry.npmjs.org (set npm)\n", "  allow host api.anthropic.com (agent claude)\n",
+                 "DNS: the sandbox's resolver 127.0.0.53 (served by ringfence), forwarding allowed names to: ",
+                 "other names: NXDOMAIN, never leave the machine\n"):
+        check(want in r.stdout, f"the dry run shows {want!r}: {r.stdout[:3000]!r}")
+    r = e.run(["--allow-host", "example.org", "--", "cat", "/etc/resolv.conf"])
+    check_eq(r.returncode, 0, f"a run with the allowlist: {r.stderr!r}")
+    check_eq(r.stdout, "nameserver 127.0.0.53\noptions edns0\n", "the sandbox's resolv.conf names its resolver only")
+    r = e.run(["--allow-hosts", "npm,pipy", "--", "true"])
+    check_eq(r.returncode, EXIT_USAGE, "an unknown host set")
+    check("did you mean pypi?" in r.stderr, f"the closest set is named: {r.stderr!r}")
+    r = e.run(["--network", "off", "--allow-host", "example.org", "--", "true"])
+    check_eq(r.returncode, EXIT_USAGE, f"--network off with --allow-host: {r.stderr!r}")
+    r = e.run(["--level", "landlock", "--allow-host", "example.org", "--", "true"])
+    check_eq(r.returncode, EXIT_SETUP, f"the allowlist below the kernel level: {r.stderr!r}")
+    check("--allow-host needs the kernel level" in r.stderr, f"the refusal says why: {r.stderr!r}")
+
+
 def no_survivor(marker):
     out = subprocess.run(["pgrep", "-f", marker], capture_output=True, text=True).stdout.split()
     return out

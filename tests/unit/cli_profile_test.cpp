@@ -154,7 +154,8 @@ TEST_CASE("profile: unknown keys, with their position") {
         "p.toml:2:1: unknown key \"binds\" in [filesystem] (valid: bind, ro_bind, mask)");
   CHECK(error_of("[env]\nunset = []\n") == "p.toml:2:1: unknown key \"unset\" in [env] (valid: pass, set)");
   CHECK(error_of("[network]\nallowed = []\n") ==
-        "p.toml:2:1: unknown key \"allowed\" in [network] (valid: allow, deny, allow_listen)");
+        "p.toml:2:1: unknown key \"allowed\" in [network] (valid: allow, deny, allow_listen, allow_hosts, "
+        "allow_host_sets)");
   CHECK(
       error_of("[limits]\nswap = \"1G\"\n") ==
       "p.toml:2:1: unknown key \"swap\" in [limits] (valid: memory, pids, nofile, cpu, core, fsize, tmpfs)");

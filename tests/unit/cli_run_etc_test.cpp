@@ -7,6 +7,7 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <climits>
 #include <cstdlib>
 #include <string>
 
@@ -62,4 +63,27 @@ TEST_CASE("private_entries of a missing tree is empty") {
   auto got = rf::cli::private_entries("/nonexistent-rf-etc");
   CHECK(got.paths.empty());
   CHECK_FALSE(got.truncated);
+}
+
+TEST_CASE("bind_target: the file itself, what a link resolves to, a link to nothing's target, none") {
+  char tmpl[] = "/tmp/rf-unit-bindtarget-XXXXXX";
+  REQUIRE(::mkdtemp(tmpl) != nullptr);
+  char real[PATH_MAX];
+  REQUIRE(::realpath(tmpl, real) != nullptr);
+  const std::string base = real;
+  dir(base + "/etc", 0755);
+  dir(base + "/run", 0755);
+  file(base + "/run/stub.conf", 0644);
+  file(base + "/etc/plain.conf", 0644);
+  REQUIRE(::symlink("../run/stub.conf", (base + "/etc/linked.conf").c_str()) == 0);
+  REQUIRE(::symlink("../run/missing/stub.conf", (base + "/etc/dangling.conf").c_str()) == 0);
+  REQUIRE(::symlink("/nowhere/abs.conf", (base + "/etc/absolute.conf").c_str()) == 0);
+  CHECK(rf::cli::bind_target(base + "/etc/plain.conf").value() == base + "/etc/plain.conf");
+  CHECK(rf::cli::bind_target(base + "/etc/linked.conf").value() == base + "/run/stub.conf");
+  CHECK(rf::cli::bind_target(base + "/etc/dangling.conf").value() == base + "/run/missing/stub.conf");
+  CHECK(rf::cli::bind_target(base + "/etc/absolute.conf").value() == "/nowhere/abs.conf");
+  auto none = rf::cli::bind_target(base + "/etc/none.conf");
+  REQUIRE(!none);
+  CHECK(none.error().message().find("has no " + base + "/etc/none.conf") != std::string::npos);
+  (void)rf::base::remove_tree(base);
 }

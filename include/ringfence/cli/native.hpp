@@ -66,8 +66,11 @@ struct RunOptions {
   std::optional<std::string> level;    // kernel | landlock | soft: run at most this level
   bool allow_unsandboxed = false;
   std::vector<std::string> allow_net, deny_net;  // --allow-net / --deny-net network rules
-  bool allow_unfiltered_network = false;         // network on without the connect policy
-  bool allow_listen = false;                     // network on: bind/listen on any address
+  // The egress allowlist: --allow-host HOST[:PORT] rules, and --allow-hosts SET names (each
+  // --allow-hosts value split at commas). Either one implies --network on.
+  std::vector<std::string> allow_hosts, allow_host_sets;
+  bool allow_unfiltered_network = false;  // network on without the connect policy
+  bool allow_listen = false;              // network on: bind/listen on any address
   bool new_session = false;
   std::vector<std::string> command;
 };

@@ -83,6 +83,21 @@ struct RunPlan {
   struct NetRules {
     std::vector<std::string> allow, deny;  // as written (the network layer parses them)
   } net_rules;
+  // The egress allowlist (--allow-host, --allow-hosts, the profile file's allow_hosts and
+  // allow_host_sets, then the agent's hosts): every host rule once, in its first place, with where
+  // it came from ("--allow-host", "set npm", "agent claude", "profile file", "profile file, set go").
+  struct AllowedHost {
+    std::string rule;  // as net::parse_host_rule reads it: lowercase, no final dot
+    std::string origin;
+  };
+  bool allowlisted = false;
+  std::vector<AllowedHost> allowed_hosts;
+  // Under the allowlist the sandbox's /etc/resolv.conf names only the sandbox's resolver: its
+  // text, the path bound over in the sandbox (/etc/resolv.conf, or the file the host's link there
+  // points to), and the directory ThrowawayHome::prepare writes it in (its bind's source).
+  std::string resolv_conf;
+  std::string resolv_conf_dest;
+  std::string etc_host;
 };
 
 // What the host can do, found by the caller (app, from the engine's probes): the front end
@@ -122,10 +137,11 @@ base::Status compile_plan_seccomp(RunPlan& plan);
 // The throwaway HOME of a plan, owned: prepare() removes what runs whose launcher was killed
 // left there, then makes a fresh 0700 directory (under
 // $XDG_RUNTIME_DIR/ringfence or /tmp/ringfence-UID) with the agent's copied files in it and sets
-// plan.home_host and the HOME bind (and the missing git and agent entries, the autorun scan);
-// finish() copies changed agent files back, then removes the directory (unless kept) and the
-// private TMPDIR, adding what could not be removed to not_removed, one "PATH: reason" each. The
-// destructor finishes (quietly) a home that was never finished.
+// plan.home_host and the HOME bind (and the missing git and agent entries, the autorun scan, the
+// generated /etc/resolv.conf of the egress allowlist in a directory of its own); finish() copies
+// changed agent files back, then removes the directory (unless kept), the private TMPDIR and the
+// resolv.conf directory, adding what could not be removed to not_removed, one "PATH: reason"
+// each. The destructor finishes (quietly) a home that was never finished.
 class ThrowawayHome {
 public:
   ThrowawayHome(RunPlan& plan, const HostSnapshot& host);
@@ -144,7 +160,7 @@ private:
   bool finished_ = false;
   // flock(2)s on the HOME and TMPDIR directories, held while the launcher lives: a directory
   // with a final name whose lock is free lost its launcher (SIGKILL), and the next run removes it.
-  base::UniqueFd home_lock_, tmp_lock_;
+  base::UniqueFd home_lock_, tmp_lock_, etc_lock_;
 };
 // After the run: one line per file of the project that a host tool runs later (a git
 // repository below the top, .git/commondir, .envrc, editor tasks, CI...) made or changed

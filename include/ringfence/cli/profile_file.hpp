@@ -45,6 +45,8 @@ struct Profile {
   std::vector<std::string> net_allow;                        // [network] allow, as written
   std::vector<std::string> net_deny;                         // [network] deny, as written
   std::optional<bool> allow_listen;                          // [network] allow_listen
+  std::vector<std::string> allow_hosts;                      // [network] allow_hosts (checked rules)
+  std::vector<std::string> allow_host_sets;                  // [network] allow_host_sets (known names)
 };
 
 // Parse profile text. Errors read "ORIGIN:LINE:COL: message", for the first problem in the file:

@@ -48,6 +48,9 @@ struct AgentProfile {
   std::vector<std::string> env_prefixes;  // variables passed by prefix (never credentials: below)
   std::vector<std::string> commands;      // executable names that mean this agent
   std::vector<std::string> packages;      // npm package names that mean this agent
+  // The service the agent cannot work without (its model API, its login), as host rules
+  // (net::parse_host_rule): added to an egress allowlist, never an allowlist by themselves.
+  std::vector<std::string> hosts;
 };
 
 // claude, codex, gemini, cursor, cline, generic (in this order); generic is always last.

@@ -12,6 +12,7 @@
 #include "ringfence/base/result.hpp"
 #include "ringfence/presets/agents.hpp"
 #include "ringfence/presets/environment.hpp"
+#include "ringfence/presets/host_sets.hpp"
 #include "ringfence/presets/limits.hpp"
 #include "ringfence/presets/masks.hpp"
 

@@ -8,6 +8,7 @@
 
 #include <fcntl.h>
 #include <netinet/in.h>
+#include <netinet/tcp.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
@@ -306,6 +307,14 @@ int prepare_message(Target& t, const net::SocketInfo& si, const msghdr& user, in
   return e;
 }
 
+// A TCP socket in the CLOSE state (never connected, failed, or disconnected with AF_UNSPEC).
+bool closed_tcp(int fd) {
+  tcp_info info{};
+  socklen_t len = sizeof info;
+  if (::getsockopt(fd, IPPROTO_TCP, TCP_INFO, &info, &len) != 0) return true;
+  return info.tcpi_state == TCP_CLOSE;
+}
+
 // A destination the kernel reaches without leaving this host: a connect to it completes (or
 // fails) at once unless the listener's backlog is full, which the guard timer covers.
 bool is_local(const net::Destination& d) {
@@ -462,10 +471,23 @@ std::optional<Reply> prepare_connect(PendingCall& c) {
   if (err) return Reply{err, 0};
   if (int e = check_name(c.t, c.si, net::Call::Connect, 0, a[1], static_cast<int>(a[2]), c.name, "connect"))
     return Reply{e, 0};
+  if (!c.t.sup.egress()) return std::nullopt;
+  // The sandbox's own loopback is not reachable on a socket of the host's network (one the
+  // launcher connected before, closed since): there it would be the host's loopback.
+  if (c.name.route == net::Route::Sandbox && c.name.dest.kind == net::DestinationKind::Inet &&
+      c.t.sup.egress()->installed(c.sock.get())) {
+    net::Decision d;
+    d.error = ECONNREFUSED;
+    d.rule = "egress allowlist: the sandbox's loopback on a socket connected before on the host's network";
+    c.t.sup.log_violation(net::format_violation_json(std::chrono::system_clock::now(),
+                                                     static_cast<int>(c.t.n.pid), "connect", c.name.dest, d));
+    return Reply{ECONNREFUSED, 0};
+  }
   if (c.name.route != net::Route::Direct && c.name.route != net::Route::Relay) return std::nullopt;
   Egress& egress = *c.t.sup.egress();
-  // A socket made here and installed before: connecting it again is the kernel's answer.
-  if (egress.installed(c.sock.get())) {
+  // A socket made here and installed before, still connected or connecting: connecting it
+  // again is the kernel's answer (EISCONN, EALREADY). Once closed it is replaced like any other.
+  if (egress.installed(c.sock.get()) && !closed_tcp(c.sock.get())) {
     c.name.route = net::Route::Sandbox;
     return std::nullopt;
   }

@@ -78,8 +78,8 @@ constexpr unsigned arg_lo(int i) { return offsetof(seccomp_data, args) + 8u * st
 
 }  // namespace
 
-std::string connect_filter_program(spec::ListenPolicy listen) {
-  const bool servers = listen != spec::ListenPolicy::Unrestricted;
+std::string connect_filter_program(spec::ListenPolicy listen, bool egress) {
+  const bool servers = listen != spec::ListenPolicy::Unrestricted || egress;
   const bool accepts = listen == spec::ListenPolicy::None;
   Asm a;
   const unsigned short ld = BPF_LD | BPF_W | BPF_ABS, jeq = BPF_JMP | BPF_JEQ | BPF_K,

@@ -165,7 +165,12 @@ int unprivileged_port_start(int sock, const Call& c) {
   return text ? std::atoi(text->c_str()) : 1024;
 }
 
-Reply do_bind(Call& c, ListenPolicy policy, base::UniqueFd& recheck) {
+// The egress allowlist: the sandbox's sockets live in its own network namespace, where any
+// address is its own; a socket the launcher connected lives on the host's and never serves.
+constexpr const char* kHostSocket =
+    "egress allowlist: a connection made on the host's network for the sandbox cannot be a server";
+
+Reply do_bind(Call& c, ListenPolicy policy, bool egress, base::UniqueFd& recheck) {
   const auto& a = c.n.data.args;
   base::UniqueFd sock;
   int domain = 0;
@@ -179,6 +184,7 @@ Reply do_bind(Call& c, ListenPolicy policy, base::UniqueFd& recheck) {
   if (!c.valid()) return {kFailClosed, 0};
   sa_family_t family;
   std::memcpy(&family, bytes.data(), sizeof family);
+  if (domain == AF_UNIX && egress) return {0, 0, true};  // abstract names are the namespace's own
   if (domain == AF_UNIX) {
     // The kernel's own reading: an abstract name is sun_family AF_UNIX, more than sun_family,
     // and a NUL first; exactly sun_family is an autobind (a name the kernel picks).
@@ -192,7 +198,13 @@ Reply do_bind(Call& c, ListenPolicy policy, base::UniqueFd& recheck) {
   const bool v4 = domain == AF_INET;
   const int need = v4 ? static_cast<int>(sizeof(sockaddr_in)) : 24;  // SIN6_LEN_RFC2133
   const bool decided = len >= need && (v4 ? family == AF_INET || family == AF_UNSPEC : family == AF_INET6);
-  if (decided) {
+  if (decided && egress) {
+    auto d = inet_destination(domain, bytes.data());
+    if (in_my_netns(sock.get(), c)) return refuse(c, "bind", d, kHostSocket);
+    // The sandbox cannot change its namespace's unprivileged start (no capability): 1024.
+    if (d.inet.port != 0 && d.inet.port < 1024)
+      return refuse(c, "bind", d, "listen policy: port " + std::to_string(d.inet.port) + " is privileged");
+  } else if (decided) {
     auto d = inet_destination(domain, bytes.data());
     if (!is_loopback(d.inet))
       return refuse(c, "bind", d, why(policy, "bind to an address other than loopback"));
@@ -211,7 +223,7 @@ Reply do_bind(Call& c, ListenPolicy policy, base::UniqueFd& recheck) {
 }
 
 // listen: decided on the name the kernel holds for the socket, performed here.
-Reply do_listen(Call& c, ListenPolicy policy) {
+Reply do_listen(Call& c, ListenPolicy policy, bool egress) {
   const auto& a = c.n.data.args;
   base::UniqueFd sock;
   int domain = 0;
@@ -220,7 +232,9 @@ Reply do_listen(Call& c, ListenPolicy policy) {
   socklen_t sl = sizeof ss;
   if (::getsockname(sock.get(), reinterpret_cast<sockaddr*>(&ss), &sl) != 0) return {kFailClosed, 0};
   const auto* b = reinterpret_cast<const std::uint8_t*>(&ss);
-  if (is_inet(domain)) {
+  if (is_inet(domain) && egress) {
+    if (in_my_netns(sock.get(), c)) return refuse(c, "listen", inet_destination(domain, b), kHostSocket);
+  } else if (is_inet(domain)) {
     auto d = inet_destination(domain, b);
     if (policy == ListenPolicy::None)
       return refuse(c, "listen", d, why(policy, "listen on an inet socket, loopback included"));
@@ -228,7 +242,7 @@ Reply do_listen(Call& c, ListenPolicy policy) {
       return refuse(c, "listen", d, why(policy, "listen on an unbound socket (it binds every address)"));
     if (!is_loopback(d.inet))
       return refuse(c, "listen", d, why(policy, "listen on an address other than loopback"));
-  } else if (domain == AF_UNIX && sl > sizeof(sa_family_t) && b[sizeof(sa_family_t)] == 0 &&
+  } else if (domain == AF_UNIX && !egress && sl > sizeof(sa_family_t) && b[sizeof(sa_family_t)] == 0 &&
              !is_autobind_name(ss, sl)) {
     return refuse(c, "listen", unix_destination(b, sl),
                   why(policy, "listen on an abstract unix name, shared with the host"));
@@ -263,8 +277,8 @@ Reply serve_server_call(Supervisor& sup, const seccomp_notif& n, base::UniqueFd&
   if (int e = c.open()) return {e, 0};
   const ListenPolicy policy = sup.listen_policy();
   switch (n.data.nr) {
-    case SYS_bind: return do_bind(c, policy, recheck);
-    case SYS_listen: return do_listen(c, policy);
+    case SYS_bind: return do_bind(c, policy, sup.egress() != nullptr, recheck);
+    case SYS_listen: return do_listen(c, policy, sup.egress() != nullptr);
     default: return do_accept(c, policy);
   }
 }

@@ -545,7 +545,7 @@ base::Status prepare_supervisor(const spec::ConnectPolicy& policy, ChildContext&
   s->set_handoff(base::UniqueFd(sv[0]));
   child_end.reset(sv[1]);
   ctx.notify_sock = sv[1];
-  ctx.connect_filter = connect_filter_program(policy.listen);
+  ctx.connect_filter = connect_filter_program(policy.listen, !policy.allow_hosts.empty());
   out = std::move(s);
   return {};
 }

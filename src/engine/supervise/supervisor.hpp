@@ -34,8 +34,9 @@ namespace rf::engine {
 // and sendmmsg go to the supervisor; MSG_FASTOPEN on any send is refused with EOPNOTSUPP; the
 // i386 and x32 forms of these calls are refused with ENOSYS. Built in the launcher. A listen
 // policy other than Unrestricted also sends bind and listen to the supervisor (and, for None,
-// accept and accept4), their i386 and x32 forms refused with ENOSYS.
-std::string connect_filter_program(spec::ListenPolicy listen);
+// accept and accept4), their i386 and x32 forms refused with ENOSYS. So does the egress
+// allowlist (a socket the launcher connected lives on the host's network: it must not serve).
+std::string connect_filter_program(spec::ListenPolicy listen, bool egress = false);
 
 // Command process, just before its seccomp programs: install the program with a new listener
 // and hand the listener to the launcher over ctx.notify_sock:
