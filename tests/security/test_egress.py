@@ -47,6 +47,7 @@ the names the resolver refused.
 When ringfence does not know --allow-host the test fails at once, saying so.
 
 usage: test_egress.py RINGFENCE RAW_DNS_CLIENT   (as root; also runs as uid 65534)
+       RF_EGRESS_DUMP=DIR keeps each run's results, violation log and fixture log in DIR
        test_egress.py --without-sandbox RINGFENCE RAW_DNS_CLIENT
            the same scripts straight in the fixture, no ringfence: a check of the test itself,
            which must then report every refusal as a failure (the fixture sees the attacks)
@@ -706,6 +707,10 @@ def main():
                     failures.append(f"[{user}] {script[:-3]}: {e}")
                     continue
                 log = fx.take(settle=0.5)
+                dump = os.environ.get("RF_EGRESS_DUMP")  # a directory: each run's results and logs
+                if dump:
+                    with open(os.path.join(dump, f"{user}-{script[:-3]}.json"), "w") as f:
+                        json.dump({"result": res, "violations": vlog, "fixture": log}, f, indent=1)
                 try:
                     if judge is judge_refusals:
                         judge(user, res, log, vlog, failures, exfil, direct)
