@@ -14,7 +14,8 @@ through the fixture. Fixture() then starts the servers:
         CNAME chains within its own data (as a recursive upstream would) and answers ANY with
         every record of the name. Unknown names: NXDOMAIN.
   HTTP  port 80 on every address: GET /hello -> 200 "hello from the fixture\\n",
-        GET /bytes/N -> N bytes, anything else 404.
+        GET /bytes/N -> N bytes, anything else 404; HTTP/1.1 keep-alive (every request of a
+        connection is logged with its own Host).
   TLS   port 443 on every address: the same HTTP behind TLS (tests/fixtures/egress/cert.pem,
         self-signed for allowed.test and *.test); the SNI is logged from the sni_callback.
   TCP   port 9000 on every address: reads one line; "bytes N" -> N bytes, any other line ->
@@ -377,7 +378,9 @@ class Fixture:
         fx, where = self, scheme_port or port
 
         class Handler(http.server.BaseHTTPRequestHandler):
-            protocol_version = "HTTP/1.0"
+            # HTTP/1.1 keeps a connection open for the next request (pipelining, as a server
+            # behind a CDN does); an HTTP/1.0 request or "Connection: close" ends it
+            protocol_version = "HTTP/1.1"
 
             def do_GET(self):
                 fx.record(kind="http", port=where, addr=addr, host=self.headers.get("Host"), path=self.path)

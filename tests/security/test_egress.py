@@ -23,7 +23,8 @@ Three runs per user (root, and 65534 through setpriv), each `ringfence run --no-
              to 198.51.100.53:53 (UDP and TCP), direct connects to addresses no allowed name
              resolved to (198.51.100.20, 2001:db8::20, 203.0.113.7), domain fronting on the
              allowed address (SNI or Host other.test or shared.test, which shares allowed.test's
-             address, no SNI, an IP literal Host), meta.test, allowed by a rule but resolving to
+             address, no SNI, an IP literal Host, a second pipelined request or an absolute-form target naming
+             other.test, bare-LF and mixed-case Host headers), meta.test, allowed by a rule but resolving to
              169.254.169.254 (the metadata floor), port.test on port 80 (the rule says 9000), UDP
              to the fixture's listeners. A refusal means: the call failed (ECONNREFUSED where the
              connect itself is refused) AND the fixture saw nothing (no accept for a refused
@@ -236,6 +237,14 @@ res["front python tls none"] = tls(ALLOWED4, 443, None)
 res["front python host other"] = http_host(ALLOWED4, 80, "other.test")
 res["front python host shared"] = http_host(ALLOWED4, 80, "shared.test")
 res["front raw host other"] = raw("ip", ALLOWED4, "80", "other.test")
+# the first request names the allowed host, the next one on the same connection another
+res["front pipelined"] = tcp(ALLOWED4, 80, b"GET /hello HTTP/1.1\r\nHost: allowed.test\r\n\r\n"
+                             b"GET /hello HTTP/1.1\r\nHost: other.test\r\nConnection: close\r\n\r\n")
+# an absolute-form target overrides Host (RFC 9112 3.2.2)
+res["front absolute-form"] = tcp(ALLOWED4, 80, b"GET http://other.test/hello HTTP/1.0\r\nHost: allowed.test\r\n\r\n")
+# bare LF line ends: a parser splitting on CRLF reads a different Host than the server
+res["front bare lf"] = tcp(ALLOWED4, 80, b"GET /hello HTTP/1.0\nHost: other.test\nX-Pad: a\r\nHost: allowed.test\r\n\r\n")
+res["front host case"] = tcp(ALLOWED4, 80, b"GET /hello HTTP/1.0\r\nhOST: other.test\r\nHost: allowed.test\r\n\r\n")
 # -- the metadata floor through an allowed name --
 res["gai meta.test"] = gai("meta.test")
 res["curl meta.test"] = curl("http://meta.test/hello")
@@ -428,7 +437,7 @@ def judge_refusals(user, res, log, vlog, failures, exfil, direct):
         j.ok_curl(res, k)
     if res["urllib"] != {"status": 200, "body": fxm.BODY.decode()}:
         j.bad(f"urllib http://allowed.test/hello: {res['urllib']}")
-    if res["python tls"].get("reply", "").split("\r\n")[0] != "HTTP/1.0 200 OK":
+    if res["python tls"].get("reply", "").split("\r\n")[0] not in ("HTTP/1.0 200 OK", "HTTP/1.1 200 OK"):
         j.bad(f"python ssl to allowed.test:443: {res['python tls']}")
     j.reply(res, "tcp 9000", fxm.ALLOWED4)
     j.reply(res, "port.test 9000", fxm.PORT4)
@@ -441,7 +450,7 @@ def judge_refusals(user, res, log, vlog, failures, exfil, direct):
     if r.get("rcode") != 0 or r.get("txt") != "fixture-txt":
         j.bad(f"raw TXT query of allowed.test (an allowed name is forwarded whatever the type): {r}")
     r = res["raw fetch 80"]
-    if r.get("step") != "done" or r.get("response") != "HTTP/1.0 200 OK":
+    if r.get("step") != "done" or r.get("response") not in ("HTTP/1.0 200 OK", "HTTP/1.1 200 OK"):
         j.bad(f"raw_dns_client fetch allowed.test 80: {r}")
     r = res["raw fetch 9000"]
     if r.get("step") != "done" or r.get("response") != f"hello from {fxm.ALLOWED4}":
@@ -491,6 +500,12 @@ def judge_refusals(user, res, log, vlog, failures, exfil, direct):
     for k in ("front python host other", "front python host shared"):
         if res[k].get("stage") == "done" and res[k].get("reply"):
             j.bad(f"{k}: the fronted HTTP request was answered: {res[k]}")
+    if res["front pipelined"].get("reply", "").count(" 200 OK") > 1:
+        j.bad("a second pipelined request (Host: other.test) on a connection the relay let through for "
+              "allowed.test was answered: the relay checks only the first request's Host")
+    for k in ("front absolute-form", "front bare lf", "front host case"):
+        if res[k].get("stage") == "done" and res[k].get("reply"):
+            j.bad(f"{k}: the request naming other.test was answered: {res[k]}")
     if res["front raw host other"].get("step") == "done":
         j.bad(f"raw_dns_client ip {fxm.ALLOWED4} 80 other.test: answered: {res['front raw host other']}")
     # the floor
@@ -535,6 +550,10 @@ def judge_refusals(user, res, log, vlog, failures, exfil, direct):
     bad_hosts = {h for h in hosts if (h or "").split(":")[0] != "allowed.test" and h != f"[{fxm.ALLOWED6}]"}
     if bad_hosts:
         j.bad(f"fronted requests reached the HTTP listeners (Host {sorted(map(str, bad_hosts))})")
+    fronted_paths = [x for x in fixture_saw(log, "http") if "other.test" in (x.get("path") or "")
+                     or "shared.test" in (x.get("path") or "")]
+    if fronted_paths:
+        j.bad(f"requests whose target names another host reached the HTTP listeners: {fronted_paths[:3]}")
     if snis - {"allowed.test"}:
         j.bad(f"fronted TLS handshakes reached the listeners (SNI {sorted(map(str, snis - {'allowed.test'}))})")
     if "allowed.test" not in hosts or "allowed.test" not in snis:
