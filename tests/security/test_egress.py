@@ -22,7 +22,8 @@ Three runs per user (root, and 65534 through setpriv), each `ringfence run --no-
              fixture's DNS server must never see them), data smuggled in queries for the allowed
              name (an EDNS option, a second question, additional and authority records), ANY queries (REFUSED), DNS sent straight
              to 198.51.100.53:53 (UDP and TCP), direct connects to addresses no allowed name
-             resolved to (198.51.100.20, 2001:db8::20, 203.0.113.7), domain fronting on the
+             resolved to (198.51.100.20, 2001:db8::20, 203.0.113.7, and the IPv4-mapped and NAT64
+             forms of 198.51.100.20 and 169.254.169.254), domain fronting on the
              allowed address (SNI or Host other.test or shared.test, which shares allowed.test's
              address, no SNI, an IP literal Host, a second pipelined request or an absolute-form target naming
              other.test, bare-LF and mixed-case Host headers), meta.test, allowed by a rule but resolving to
@@ -257,6 +258,10 @@ res["direct other6"] = tcp(OTHER6, 9000)
 res["direct other4 80"] = tcp(OTHER4, 80)
 res["direct net4"] = tcp(NET4, 9000)
 res["raw ip other4"] = raw("ip", OTHER4, "9000")
+res["direct mapped other4"] = tcp("::ffff:" + OTHER4, 9000)
+res["direct nat64 other4"] = tcp("64:ff9b::c633:6414", 9000)
+res["mapped meta"] = tcp("::ffff:" + META4, 9000)
+res["raw ip mapped other4"] = raw("ip", "::ffff:" + OTHER4, "80", "allowed.test")
 # -- fronting on the allowed address --
 res["front curl https other"] = curl("https://other.test/hello", "-k", "--resolve", f"other.test:443:{ALLOWED4}")
 res["front curl http other"] = curl("http://other.test/hello", "--resolve", f"other.test:80:{ALLOWED4}")
@@ -518,11 +523,13 @@ def judge_refusals(user, res, log, vlog, failures, exfil, direct, smuggle):
     if res["direct dns python udp"].get("errno") == 0:
         j.bad(f"a UDP DNS query sent by python straight to {fxm.DNS_ADDR}:53 was not refused")
     # addresses no allowed name resolved to
-    for k in ("direct other4", "direct other6", "direct other4 80", "direct net4"):
+    for k in ("direct other4", "direct other6", "direct other4 80", "direct net4", "direct mapped other4",
+              "direct nat64 other4", "mapped meta"):
         j.refused_connect(res, k)
-    r = res["raw ip other4"]
-    if r.get("step") != "connect" or r.get("errno") != ECONNREFUSED:
-        j.bad(f"raw_dns_client ip {fxm.OTHER4} 9000: expected ECONNREFUSED at connect, got {r}")
+    for k in ("raw ip other4", "raw ip mapped other4"):
+        r = res[k]
+        if r.get("step") != "connect" or r.get("errno") != ECONNREFUSED:
+            j.bad(f"{k} (raw_dns_client ip {r.get('address')}): expected ECONNREFUSED at connect, got {r}")
     # fronting
     for k in ("front curl https other", "front curl http other", "front curl https shared",
               "front curl http shared", "front curl https ip", "front curl http ip", "front curl https6 other"):
