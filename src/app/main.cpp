@@ -123,7 +123,11 @@ int run_native_run(const rf::cli::RunOptions& opts) {
                                  : plan->notes.empty() ? std::string()
                                                        : " (see --dry-run: not everything is enforced)";
   log::info(std::string("level ") + std::string(rf::presets::level_name(plan->level)) + ", preset " +
-            opts.preset.value_or("balanced") + ", network " + (plan->settings.network ? "on" : "off") +
+            opts.preset.value_or("balanced") + ", network " +
+            (plan->allowlisted ? "allowlisted (" + std::to_string(plan->allowed_hosts.size()) +
+                                     (plan->allowed_hosts.size() == 1 ? " host rule)" : " host rules)")
+             : plan->settings.network ? std::string("on")
+                                      : std::string("off")) +
             ", seccomp " + plan->settings.seccomp + unenforced);
   if (plan->settings.network && !plan->spec.supervision.connect.enabled)
     log::warning("network on: the connect policy is not enforced; cloud metadata endpoints are reachable");

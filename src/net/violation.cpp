@@ -107,9 +107,14 @@ std::string format_violation_json(std::chrono::system_clock::time_point time, in
   return out;
 }
 
-std::string format_dns_violation_json(std::chrono::system_clock::time_point time, std::string_view name,
-                                      std::string_view query_type, std::string_view rule) {
+std::string format_dns_violation_json(std::chrono::system_clock::time_point time, int pid,
+                                      std::string_view name, std::string_view query_type,
+                                      std::string_view rule) {
   std::string out = "{\"time\":\"" + utc_time(time) + "\"";
+  if (pid > 0) {
+    add_key(out, "pid");
+    out += std::to_string(pid);
+  }
   add_string(out, "syscall", "dns");
   add_string(out, "name", name);
   add_string(out, "query_type", query_type);

@@ -170,7 +170,7 @@ engine::Resolver::Config config(const FakeServer& s, std::vector<std::string>* l
     c.hosts.push_back(*net::parse_host_rule(h));
   c.upstreams = {net::Address::v4(0x7f000001, s.port)};
   c.pins = std::make_shared<net::PinTable>();
-  c.log = [log](const std::string& name, const std::string& qtype, const std::string& why) {
+  c.log = [log](const std::string& name, const std::string& qtype, const std::string& why, std::uint16_t) {
     log->push_back("dns: " + name + " " + qtype + " refused: " + why);
   };
   c.timeout_ms = 1000;

@@ -46,10 +46,11 @@ std::string format_violation_json(std::chrono::system_clock::time_point time, in
                                   const Decision& decision);
 
 // A lookup the sandbox's resolver refused under the egress allowlist:
-// {"time":"...","syscall":"dns","name":"secret.example","query_type":"TXT","rule":"...",
-//  "action":"deny"}
-std::string format_dns_violation_json(std::chrono::system_clock::time_point time, std::string_view name,
-                                      std::string_view query_type, std::string_view rule);
+// {"time":"...","pid":42,"syscall":"dns","name":"secret.example","query_type":"TXT",
+//  "rule":"...","action":"deny"} ("pid" only when the asking process is known).
+std::string format_dns_violation_json(std::chrono::system_clock::time_point time, int pid,
+                                      std::string_view name, std::string_view query_type,
+                                      std::string_view rule);
 
 // The line that ends a run's part of the violation log when it reaches its size limit:
 // {"time":"...","action":"log-limit","limit_bytes":2097152,"message":"..."}; later denials

@@ -567,9 +567,18 @@ std::optional<Reply> prepare_sends(PendingCall& c) {
 }
 
 // The kernel raises SIGPIPE in the sender; ours was suppressed, so raise it in the target.
+// The egress allowlist: a socket that reached the sandbox's resolver names its process there.
 Reply finish_reply(const PendingCall& c, Reply r) {
   if (c.nr != SYS_connect && r.error == EPIPE && !(c.flags & MSG_NOSIGNAL))
     (void)base::raw::pidfd_send_signal(c.t.pidfd.get(), SIGPIPE, nullptr, 0);
+  if (Egress* egress = c.t.sup.egress(); egress && (r.error == 0 || r.error == EINPROGRESS)) {
+    const net::Destination& d = c.nr == SYS_connect ? c.name.dest
+                                : c.msgs.empty()    ? c.name.dest
+                                                    : c.msgs[0]->name.dest;
+    if (d.kind == net::DestinationKind::Inet && d.inet.port == 53 &&
+        net::format_ip(d.inet) == spec::kSandboxResolver)
+      egress->note_resolver_client(c.sock.get(), static_cast<int>(c.t.n.pid));
+  }
   return r;
 }
 
@@ -608,7 +617,7 @@ std::optional<Reply> start_call(Supervisor& sup, const seccomp_notif& n, Pending
 
 Reply finish_call(PendingCall& c, const std::function<bool()>& give_up) {
   if (give_up()) return {kFailClosed, 0};
-  if (c.nr == SYS_connect) return complete_egress(c, connect_wait(c, give_up));
+  if (c.nr == SYS_connect) return finish_reply(c, complete_egress(c, connect_wait(c, give_up)));
   auto r = send_messages(c, true, &give_up);
   return finish_reply(c, r ? *r : Reply{kFailClosed, 0});
 }

@@ -211,8 +211,20 @@ base::Status Egress::start_resolver(base::UniqueFd udp, base::UniqueFd tcp) {
   c.hosts = hosts_;
   c.upstreams = upstreams_;
   c.pins = pins_;
-  c.log = [this](const std::string& name, const std::string& qtype, const std::string& why) {
-    if (log_) log_(net::format_dns_violation_json(std::chrono::system_clock::now(), name, qtype, why));
+  c.log = [this](const std::string& name, const std::string& qtype, const std::string& why,
+                 std::uint16_t port) {
+    int pid = 0;
+    {
+      std::lock_guard lock(mu_);
+      for (auto it = clients_.rbegin(); it != clients_.rend() && port; ++it)
+        if (it->first == port) {
+          pid = it->second;
+          break;
+        }
+    }
+    if (log_)
+      log_(net::format_dns_violation_json(std::chrono::system_clock::now(), pid, name, qtype,
+                                          "egress allowlist: " + why));
   };
   auto r = Resolver::start(std::move(c), std::move(udp), std::move(tcp));
   if (!r) return r.error().reworded("egress allowlist: the sandbox's resolver: " + r.error().message());
@@ -274,6 +286,18 @@ void Egress::note_installed(int fd) {
   std::lock_guard lock(mu_);
   if (installed_.size() >= 65536) installed_.erase(installed_.begin(), installed_.begin() + 32768);
   installed_.push_back(static_cast<std::uint64_t>(st.st_ino));
+}
+
+void Egress::note_resolver_client(int sock, int pid) {
+  sockaddr_storage ss{};
+  socklen_t len = sizeof ss;
+  if (::getsockname(sock, reinterpret_cast<sockaddr*>(&ss), &len) != 0 || ss.ss_family != AF_INET) return;
+  const std::uint16_t port = ntohs(reinterpret_cast<const sockaddr_in*>(&ss)->sin_port);
+  if (port == 0) return;
+  std::lock_guard lock(mu_);
+  if (!clients_.empty() && clients_.back() == std::pair<std::uint16_t, int>{port, pid}) return;
+  if (clients_.size() >= 1024) clients_.erase(clients_.begin(), clients_.begin() + 512);
+  clients_.emplace_back(port, pid);
 }
 
 void Egress::reap_locked() {

@@ -67,6 +67,9 @@ public:
   // is the kernel's business (EISCONN, EALREADY).
   [[nodiscard]] bool installed(int fd) const;
   void note_installed(int fd);
+  // A sandbox socket (`sock`, the supervisor's duplicate) of process `pid` just reached the
+  // resolver: its port names the process in the log of a lookup it refuses.
+  void note_resolver_client(int sock, int pid);
 
 private:
   struct Conn;
@@ -81,8 +84,9 @@ private:
   std::unique_ptr<Resolver> resolver_;
 
   mutable std::mutex mu_;
-  std::vector<std::uint64_t> installed_;  // inode numbers
-  base::UniqueFd listen4_, listen6_;      // the relay's loopback listeners (made on first use)
+  std::vector<std::uint64_t> installed_;                // inode numbers
+  std::vector<std::pair<std::uint16_t, int>> clients_;  // the resolver's client ports and their pids
+  base::UniqueFd listen4_, listen6_;                    // the relay's loopback listeners (made on first use)
   std::list<std::unique_ptr<Conn>> conns_;
   std::atomic<bool> stopping_{false};
 };

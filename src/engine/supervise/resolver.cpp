@@ -42,6 +42,12 @@ socklen_t to_sockaddr(const net::Address& a, sockaddr_storage& ss) {
   return sizeof *sin6;
 }
 
+std::uint16_t port_of(const sockaddr_storage& ss) {
+  if (ss.ss_family == AF_INET) return ntohs(reinterpret_cast<const sockaddr_in*>(&ss)->sin_port);
+  if (ss.ss_family == AF_INET6) return ntohs(reinterpret_cast<const sockaddr_in6*>(&ss)->sin6_port);
+  return 0;
+}
+
 std::uint16_t random_id() {
   std::uint16_t id = 0;
   if (::getrandom(&id, sizeof id, 0) != static_cast<ssize_t>(sizeof id))
@@ -162,11 +168,11 @@ std::string type_name(std::uint16_t t) {
 
 }  // namespace
 
-std::string Resolver::answer(const Config& config, std::string_view query) {
+std::string Resolver::answer(const Config& config, std::string_view query, std::uint16_t client_port) {
   auto q = dns::parse_query(query);
   if (!q) return {};
   auto refuse = [&](std::uint8_t rcode, const std::string& why) {
-    if (config.log) config.log(q->name, type_name(q->qtype), why);
+    if (config.log) config.log(q->name, type_name(q->qtype), why, client_port);
     return dns::reply(query, *q, rcode);
   };
   if (q->qclass != dns::kClassIn) return refuse(dns::kRefused, "not of class IN");
@@ -231,7 +237,7 @@ void Resolver::serve() {
                                    reinterpret_cast<sockaddr*>(&from), &flen);
       if (n > 0) {
         const std::string_view query(buf.data(), static_cast<std::size_t>(n));
-        std::string reply = answer(config_, query);
+        std::string reply = answer(config_, query, port_of(from));
         // A client without EDNS takes 512 bytes over UDP: a longer answer is cut to its header and
         // question with TC set, and the client asks again over TCP.
         if (auto q = dns::parse_query(query); q && reply.size() > 512 && query.size() == q->question_end) {
@@ -245,18 +251,21 @@ void Resolver::serve() {
       }
     }
     if (fds[1].revents & POLLIN) {
-      base::UniqueFd conn(::accept4(tcp_.get(), nullptr, nullptr, SOCK_CLOEXEC | SOCK_NONBLOCK));
-      if (conn.valid()) serve_stream(conn.get());
+      sockaddr_storage from{};
+      socklen_t flen = sizeof from;
+      base::UniqueFd conn(
+          ::accept4(tcp_.get(), reinterpret_cast<sockaddr*>(&from), &flen, SOCK_CLOEXEC | SOCK_NONBLOCK));
+      if (conn.valid()) serve_stream(conn.get(), port_of(from));
     }
   }
 }
 
 // One client on a stream: queries answered in turn until it closes or is idle for the timeout.
-void Resolver::serve_stream(int fd) {
+void Resolver::serve_stream(int fd, std::uint16_t client_port) {
   for (int served = 0; served < 64 && !stopping_; ++served) {
     const std::string q = read_framed(fd, base::monotonic_ms() + config_.timeout_ms);
     if (q.empty()) return;
-    const std::string reply = answer(config_, q);
+    const std::string reply = answer(config_, q, client_port);
     if (reply.empty() || !write_exact(fd, framed(reply), base::monotonic_ms() + config_.timeout_ms)) return;
   }
 }

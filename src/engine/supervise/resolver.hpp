@@ -31,14 +31,17 @@ public:
     std::vector<net::HostRule> hosts;
     std::vector<net::Address> upstreams;  // the host's nameservers (port 0 means 53), in order
     std::shared_ptr<net::PinTable> pins;
-    // A refused query: its name, its type ("A", "TXT", "TYPE99") and why.
-    std::function<void(const std::string& name, const std::string& qtype, const std::string& why)> log;
+    // A refused query: its name, its type ("A", "TXT", "TYPE99"), why, and the client's port
+    // (0 when not known).
+    std::function<void(const std::string& name, const std::string& qtype, const std::string& why,
+                       std::uint16_t client_port)>
+        log;
     int timeout_ms = 2000;  // per upstream, per try
   };
 
   // Answers one query (its bytes as the client sent them); an empty result means no answer is
   // sent (the message was not a query). Blocks while an upstream is asked.
-  static std::string answer(const Config& config, std::string_view query);
+  static std::string answer(const Config& config, std::string_view query, std::uint16_t client_port = 0);
 
   // Serves the sandbox on `udp` (a bound datagram socket) and `tcp` (a listening stream socket;
   // may be invalid) from a thread of its own until stop() or destruction.
@@ -51,7 +54,7 @@ public:
 private:
   Resolver() = default;
   void serve();
-  void serve_stream(int fd);
+  void serve_stream(int fd, std::uint16_t client_port);
 
   Config config_;
   base::UniqueFd udp_, tcp_, wake_;
