@@ -118,6 +118,11 @@ int run_native_run(const rf::cli::RunOptions& opts) {
                std::string(rf::presets::level_name(*plan->required)) + " is required");
     return rf::cli::kExitBelowLevel;
   }
+  if (!plan->unenforced_limits.empty() && !plan->limit_best_effort) {
+    for (const auto& l : plan->unenforced_limits)
+      log::error("refusing to run: " + l + "; or pass --limit-best-effort to run without it");
+    return rf::cli::kExitBelowLevel;
+  }
   const std::string unenforced = !plan->level_summary.empty()
                                      ? " (" + plan->level_summary + "; see --dry-run)"
                                  : plan->notes.empty() ? std::string()

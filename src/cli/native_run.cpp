@@ -126,13 +126,24 @@ void add_limits(RunPlan& plan, const HostFacts& host, uid_t uid) {
       if (c.name == name) return c.detail;
     return std::string("no cgroup information");
   };
+  // A limit the user asked for that cannot hold refuses the run (a preset's default is best
+  // effort): a CI job believing it is bounded must not run unbounded.
+  const presets::Limits& asked = plan.asked_limits;
+  auto unenforced = [&plan](const char* name, bool was_asked, const std::string& why) {
+    plan.notes.push_back(std::string(name) + " limit: not enforced: " + why);
+    if (was_asked)
+      plan.unenforced_limits.push_back(
+          "the " + std::string(name) + " limit cannot be enforced here: " + why +
+          "; run ringfence in a cgroup delegated to you (systemd-run --user --scope -p Delegate=yes "
+          "ringfence run ...)");
+  };
   spec::CgroupLimits& cg = plan.spec.supervision.cgroup;
   if (l.memory && *l.memory != presets::kUnlimited) {
     if (const auto* c = controller("memory")) {
       cg.memory_bytes = *l.memory;
       plan.limits.push_back("memory: the sandbox's cgroup (" + c->detail + ")");
     } else {
-      plan.notes.push_back("memory limit: not enforced: " + why_not("memory"));
+      unenforced("memory", asked.memory && *asked.memory != presets::kUnlimited, why_not("memory"));
     }
   }
   if (l.cpu_milli && *l.cpu_milli != 0) {
@@ -140,7 +151,7 @@ void add_limits(RunPlan& plan, const HostFacts& host, uid_t uid) {
       cg.cpu_milli = *l.cpu_milli;
       plan.limits.push_back("cpu: the sandbox's cgroup (" + c->detail + ")");
     } else {
-      plan.notes.push_back("cpu limit: not enforced: " + why_not("cpu"));
+      unenforced("cpu", asked.cpu_milli && *asked.cpu_milli != 0, why_not("cpu"));
     }
   }
   if (l.pids && *l.pids != presets::kUnlimited) {
@@ -149,9 +160,8 @@ void add_limits(RunPlan& plan, const HostFacts& host, uid_t uid) {
       plan.limits.push_back("pids: the sandbox's cgroup (" + c->detail + ")");
     } else if (plan.spec.ns.user && uid == 0) {
       // uid 0 mapped to the host's root is never held by RLIMIT_NPROC.
-      plan.notes.push_back(
-          "pids limit: not enforced: RLIMIT_NPROC does not bind uid 0 mapped to the host's root (" +
-          why_not("pids") + ")");
+      unenforced("pids", asked.pids && *asked.pids != presets::kUnlimited,
+                 "RLIMIT_NPROC does not bind uid 0 mapped to the host's root (" + why_not("pids") + ")");
     } else if (plan.spec.ns.user) {
       add(RLIMIT_NPROC, l.pids);
       plan.limits.push_back("pids: RLIMIT_NPROC in the sandbox's user namespace");
@@ -489,6 +499,8 @@ Result<RunPlan> plan_run(const RunOptions& given, const HostFacts& host, const H
         "one of them)");
   if (plan.allowlisted) toggles.network = true;
   plan.settings = presets::resolve(preset, toggles);
+  plan.asked_limits = toggles.limits;
+  plan.limit_best_effort = opts.limit_best_effort;
   if (profile) plan.net_rules = {profile->net_allow, profile->net_deny};
   if (opts.require) {
     auto lvl = presets::level_by_name(*opts.require);
@@ -662,6 +674,10 @@ std::string describe_plan(const RunPlan& plan) {
   for (const auto& f : plan.exec_allowed) line("may execute: " + f);
   for (const auto& f : plan.loaders_guarded) line("only as an interpreter, never as a program: " + f);
   for (const auto& n : plan.notes) line("not enforced: " + n);
+  for (const auto& n : plan.unenforced_limits)
+    line(std::string(plan.limit_best_effort ? "run anyway (--limit-best-effort): "
+                                            : "refused (exit 123; --limit-best-effort runs anyway): ") +
+         n);
   if (plan.spec.jail == spec::Jail::Landlock) {
     line(
         "landlock rules (all else refused; also the throwaway HOME and a private TMPDIR, "

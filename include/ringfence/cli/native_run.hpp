@@ -69,10 +69,15 @@ struct RunPlan {
   };
   std::vector<Autorun> autorun_before;
   bool autorun_scanned = false;
-  std::vector<std::string> dropped_env;      // names only
-  std::vector<std::string> masked;           // paths hidden in the project and on system paths
-  std::vector<std::string> notes;            // what is not enforced, and why
-  std::vector<std::string> limits;           // each --limit and what enforces it
+  std::vector<std::string> dropped_env;  // names only
+  std::vector<std::string> masked;       // paths hidden in the project and on system paths
+  std::vector<std::string> notes;        // what is not enforced, and why
+  std::vector<std::string> limits;       // each --limit and what enforces it
+  // Limits the user asked for (--limit, the profile's [limits]) that this host cannot enforce,
+  // each with why and what would: the run is refused (kExitBelowLevel) unless best effort.
+  std::vector<std::string> unenforced_limits;
+  bool limit_best_effort = false;
+  presets::Limits asked_limits;              // what the user set (not the preset's defaults)
   std::vector<std::string> exec_allowed;     // shell off: the only files that may be executed
   std::vector<std::string> loaders_guarded;  // shell off, kernel jail: loaders run only as interpreters
   bool dry_run = false;
