@@ -190,6 +190,30 @@ void add_limits(RunPlan& plan, const HostFacts& host, uid_t uid) {
 
 }  // namespace
 
+std::string offline_nsswitch(std::string_view host) {
+  std::string out;
+  bool hosts = false;
+  std::size_t pos = 0;
+  while (pos < host.size()) {
+    std::size_t end = host.find('\n', pos);
+    if (end == std::string_view::npos) end = host.size();
+    std::string_view line = host.substr(pos, end - pos);
+    pos = end + 1;
+    std::string_view key =
+        line.substr(line.find_first_not_of(" \t") == std::string_view::npos ? line.size()
+                                                                            : line.find_first_not_of(" \t"));
+    if (key.starts_with("hosts:")) {
+      if (hosts) continue;
+      hosts = true;
+      out += "hosts: files\n";
+      continue;
+    }
+    out += std::string(line) + "\n";
+  }
+  if (!hosts) out += "hosts: files\n";
+  return out;
+}
+
 std::vector<std::string> nameservers_in(std::string_view resolv_conf) {
   std::vector<std::string> out;
   std::size_t pos = 0;
@@ -261,6 +285,21 @@ Status add_resolv_conf(RunPlan& plan) {
   return {};
 }
 
+// Network off: the host's /etc/nsswitch.conf with its hosts line reduced to `files`. Other
+// lines (passwd, group) stay as the host has them.
+Status add_offline_nsswitch(RunPlan& plan) {
+  RF_TRY_ASSIGN(dest, bind_target("/etc/nsswitch.conf"));
+  auto read = base::read_file("/etc/nsswitch.conf");
+  const std::string host = read ? *read : std::string("passwd: files\ngroup: files\nshadow: files\n");
+  plan.nsswitch_conf = offline_nsswitch(host);
+  plan.nsswitch_conf_dest = dest;
+  FsOp o;
+  o.kind = OpKind::RoBind;
+  o.dest = dest;
+  plan.spec.fs_ops.push_back(o);
+  return {};
+}
+
 Status build_kernel_jail(RunPlan& plan, const RunOptions& opts, const presets::AgentProfile& agent,
                          const HostSnapshot& snap) {
   spec::Spec& s = plan.spec;
@@ -278,6 +317,7 @@ Status build_kernel_jail(RunPlan& plan, const RunOptions& opts, const presets::A
   RF_TRY(add_workspace(plan, opts));
   if (plan.settings.network) add_connect_policy(plan, opts, snap);
   if (plan.allowlisted) RF_TRY(add_resolv_conf(plan));
+  if (!plan.settings.network) RF_TRY(add_offline_nsswitch(plan));
   return {};
 }
 
@@ -587,6 +627,16 @@ Result<RunPlan> plan_run(const RunOptions& given, const HostFacts& host, const H
     auto eq = kv.find('=');
     s.env_ops.push_back({spec::EnvOp::Kind::Set, kv.substr(0, eq), kv.substr(eq + 1)});
   }
+  // Network off: package managers are told so, and fail at once from their caches instead of
+  // retrying a network that is not there (npm waits 70 s by default). --env wins.
+  if (!plan.settings.network) {
+    for (const auto& [k, v] : presets::offline_variables()) {
+      const bool given = std::any_of(s.env_ops.begin(), s.env_ops.end(), [&k](const spec::EnvOp& e) {
+        return e.kind == spec::EnvOp::Kind::Set && e.name == k;
+      });
+      if (!given) s.env_ops.push_back({spec::EnvOp::Kind::Set, k, v});
+    }
+  }
   // What the command (and a prompt) can tell it runs in: set last, so no --env replaces them.
   s.env_ops.push_back({spec::EnvOp::Kind::Set, "RINGFENCE", "1"});
   s.env_ops.push_back(
@@ -641,6 +691,9 @@ std::string describe_plan(const RunPlan& plan) {
                      : plan.spec.jail != spec::Jail::Kernel
                          ? "off (the connect policy refuses every inet connection, loopback included)"
                          : "off (loopback only)"));
+    if (!plan.nsswitch_conf.empty())
+      line("name lookups: /etc/hosts only (a generated " + plan.nsswitch_conf_dest +
+           ", hosts: files): a lookup fails at once, nothing to wait for or retry");
   }
   if (cp.enabled) {
     line("connect policy: metadata floor always denied; " + std::to_string(cp.allow.size()) + " allow, " +

@@ -405,3 +405,29 @@ TEST_CASE("run plan: a limit asked for that cannot hold refuses the run; a prese
   CHECK(plan->unenforced_limits.empty());
   CHECK(plan->spec.supervision.cgroup.memory_bytes == 50u << 20);
 }
+
+TEST_CASE("run plan: with the network off name lookups come from /etc/hosts only and package managers are offline") {
+  CHECK(rf::cli::offline_nsswitch("passwd: files systemd\nhosts:          files mdns4_minimal [NOTFOUND=return] dns\n"
+                                  "  hosts: dns\nnetworks: files\n") ==
+        "passwd: files systemd\nhosts: files\nnetworks: files\n");
+  CHECK(rf::cli::offline_nsswitch("passwd: files\n") == "passwd: files\nhosts: files\n");
+  Tree t;
+  RunOptions o = options(t);
+  o.network = "off";
+  o.env = {"GOPROXY=https://proxy.example"};
+  auto plan = rf::cli::plan_run(o, host(Level::Kernel), t.snapshot());
+  REQUIRE_MESSAGE(plan, (plan ? "" : plan.error().message()));
+  CHECK(plan->nsswitch_conf.find("hosts: files\n") != std::string::npos);
+  CHECK(plan->nsswitch_conf.find("dns") == std::string::npos);
+  CHECK_FALSE(plan->nsswitch_conf_dest.empty());
+  CHECK(env_of(*plan, "npm_config_offline") == "true");
+  CHECK(env_of(*plan, "CARGO_NET_OFFLINE") == "true");
+  CHECK(env_of(*plan, "GOPROXY") == "https://proxy.example");  // --env wins
+  CHECK(rf::cli::describe_plan(*plan).find("name lookups: /etc/hosts only") != std::string::npos);
+  o.network = "on";
+  o.env.clear();
+  plan = rf::cli::plan_run(o, host(Level::Kernel), t.snapshot());
+  REQUIRE(plan);
+  CHECK(plan->nsswitch_conf.empty());
+  CHECK_FALSE(env_of(*plan, "npm_config_offline"));
+}
