@@ -123,6 +123,7 @@ void add_run(CLI::App& app, NativeCommand& out) {
   opt(run, "--profile", r.profile, "Profile file (TOML); default: ~/.config/ringfence/profile.toml");
   run->add_flag("--no-profile", r.no_profile, "Ignore the per-user default profile file");
   run->add_flag("--dry-run", r.dry_run, "Print the resolved sandbox and exit");
+  run->add_flag("--verbose", r.verbose, "With --dry-run: list everything (every dropped variable)");
   opt(run, "--seccomp", r.seccomp, "Seccomp policy: a profile name or a policy file");
   opt(run, "--require", r.require, "Refuse to run below this level: kernel | landlock | soft");
   opt(run, "--level", r.level, "Run at this level or lower, never higher: kernel | landlock | soft");

@@ -506,6 +506,7 @@ Result<RunPlan> plan_run(const RunOptions& given, const HostFacts& host, const H
   auto& profile = *read;
   const RunOptions opts = profile ? with_profile(given, *profile, snap.home()) : given;
   plan.dry_run = opts.dry_run;
+  plan.verbose = opts.verbose;
   if (profile) plan.profile_origin = profile->origin;
   presets::Preset preset = presets::default_preset();
   if (opts.preset) {
@@ -657,6 +658,50 @@ Result<RunPlan> plan_run(const RunOptions& opts, const HostFacts& host) {
 
 Status compile_plan_seccomp(RunPlan& plan) { return add_seccomp(plan, plan.settings.seccomp); }
 
+namespace {
+
+// One filesystem op as the dry run shows it: `source -> destination (ro|rw)` for binds; masks
+// are the `masked:` lines already.
+std::string describe_op(const spec::FsOp& o, const RunPlan& plan) {
+  using K = spec::OpKind;
+  auto src = [&]() -> std::string {
+    if (!o.source.empty()) return o.source;
+    if (o.dest == plan.home_inside) return "(a new throwaway directory)";
+    if (o.dest == plan.resolv_conf_dest || o.dest == plan.nsswitch_conf_dest) return "(a generated file)";
+    return "(made at the start)";
+  };
+  const std::string maybe = o.allow_missing ? ", if present" : "";
+  switch (o.kind) {
+    case K::Bind: return "bind " + src() + " -> " + o.dest + " (rw" + maybe + ")";
+    case K::RoBind: return "bind " + src() + " -> " + o.dest + " (ro" + maybe + ")";
+    case K::DevBind: return "bind " + src() + " -> " + o.dest + " (rw, devices" + maybe + ")";
+    case K::Symlink: return "link " + o.dest + " -> " + o.source;
+    case K::Tmpfs:
+      return std::find(plan.masked.begin(), plan.masked.end(), o.dest) != plan.masked.end()
+                 ? std::string()
+                 : "tmpfs " + o.dest +
+                       (o.size ? " (" + std::to_string(*o.size >> 20) + " MiB)" : std::string());
+    case K::Proc: return "proc " + o.dest;
+    case K::Dev: return "dev " + o.dest + " (null, zero, full, random, urandom, tty, pts)";
+    case K::Mqueue: return "mqueue " + o.dest;
+    case K::Dir: return "dir " + o.dest;
+    case K::BindData:
+    case K::RoBindData:
+    case K::File:
+      if (o.empty || std::find(plan.masked.begin(), plan.masked.end(), o.dest) != plan.masked.end())
+        return {};
+      return "file " + o.dest + (o.kind == K::BindData ? " (rw)" : " (ro)");
+    case K::RemountRo:
+    case K::Chmod: return {};
+    case K::Overlay:
+    case K::TmpOverlay:
+    case K::RoOverlay: return "overlay " + o.dest;
+  }
+  return {};
+}
+
+}  // namespace
+
 std::string describe_plan(const RunPlan& plan) {
   std::string out;
   auto line = [&out](const std::string& s) { out += s + "\n"; };
@@ -718,12 +763,29 @@ std::string describe_plan(const RunPlan& plan) {
              : "servers: bind and listen on any address (--allow-listen)");
     line("violation log: " + cp.violation_log);
   }
-  line("seccomp: " + plan.settings.seccomp);
-  out += presets::describe(plan.settings);
+  // The settings, but the facts already given above (project, network) once.
+  const std::string settings = presets::describe(plan.settings);
+  for (std::size_t at = 0; at < settings.size();) {
+    std::size_t end = settings.find('\n', at);
+    if (end == std::string::npos) end = settings.size();
+    const std::string l = settings.substr(at, end - at);
+    at = end + 1;
+    if (!l.starts_with("project: ") && !l.starts_with("network: ")) line(l);
+  }
   for (const auto& m : plan.masked) line("masked: " + m);
   for (const auto& c : plan.copies) line("copied into home: " + c.host + (c.copy_back ? " (and back)" : ""));
   for (const auto& n : plan.limits) line("limit " + n);
-  for (const auto& n : plan.dropped_env) line("environment dropped: " + n);
+  if (!plan.dropped_env.empty()) {
+    // One line: the names (never values), the first few unless --verbose.
+    constexpr std::size_t kShown = 8;
+    std::string names;
+    const std::size_t shown =
+        plan.verbose ? plan.dropped_env.size() : std::min(kShown, plan.dropped_env.size());
+    for (std::size_t i = 0; i < shown; ++i) names += (i ? ", " : "") + plan.dropped_env[i];
+    if (shown < plan.dropped_env.size())
+      names += " and " + std::to_string(plan.dropped_env.size() - shown) + " more (--verbose lists them)";
+    line("environment dropped (" + std::to_string(plan.dropped_env.size()) + "): " + names);
+  }
   for (const auto& f : plan.exec_allowed) line("may execute: " + f);
   for (const auto& f : plan.loaders_guarded) line("only as an interpreter, never as a program: " + f);
   for (const auto& n : plan.notes) line("not enforced: " + n);
@@ -747,9 +809,20 @@ std::string describe_plan(const RunPlan& plan) {
     }
     for (const auto& [rel, host] : plan.home_links) line("linked into home: " + rel + " -> " + host);
   }
+  for (const auto& o : plan.spec.fs_ops) {
+    if (std::string f = describe_op(o, plan); !f.empty()) line(f);
+  }
+  // The engine's own view of the rest (namespaces, capabilities, seccomp, fds, the command);
+  // its filesystem ops and environment are the lines above and the environment's rebuild.
   line("sandbox:");
-  std::string spec_text = spec::describe(plan.spec);
-  out += spec_text;
+  const std::string spec_text = spec::describe(plan.spec);
+  for (std::size_t at = 0; at < spec_text.size();) {
+    std::size_t end = spec_text.find('\n', at);
+    if (end == std::string::npos) end = spec_text.size();
+    const std::string l = spec_text.substr(at, end - at);
+    at = end + 1;
+    if (!l.starts_with("op ")) line(l);
+  }
   return out;
 }
 

@@ -58,6 +58,7 @@ struct RunOptions {
   std::optional<double> timeout;
   std::optional<std::string> limits;
   bool limit_best_effort = false;  // run even when an explicit --limit cannot be enforced
+  bool verbose = false;            // the dry run lists everything
   bool keep_home = false;
   std::optional<std::string> profile;
   bool no_profile = false;

@@ -81,6 +81,7 @@ struct RunPlan {
   std::vector<std::string> exec_allowed;     // shell off: the only files that may be executed
   std::vector<std::string> loaders_guarded;  // shell off, kernel jail: loaders run only as interpreters
   bool dry_run = false;
+  bool verbose = false;                    // --verbose: the dry run lists everything (every dropped variable)
   std::optional<presets::Level> required;  // --require / the profile file's `require`
   std::string level_reason;                // why the level is below the preset's aim
   std::string level_summary;               // below kernel: what the level does not enforce, in short
