@@ -137,6 +137,12 @@ int run_native_run(const rf::cli::RunOptions& opts) {
             ", seccomp " + plan->settings.seccomp + unenforced);
   if (plan->settings.network && !plan->spec.supervision.connect.enabled)
     log::warning("network on: the connect policy is not enforced; cloud metadata endpoints are reachable");
+  std::size_t project_masked = 0;
+  for (const auto& m : plan->masked)
+    if (m.starts_with(plan->project + "/")) ++project_masked;
+  if (project_masked > 0)
+    log::info("masked " + std::to_string(project_masked) + " name" + (project_masked == 1 ? "" : "s") +
+              " in the project (--dry-run lists them; --unmask GLOB leaves one readable)");
   std::vector<std::string> not_removed;
   rf::cli::ThrowawayHome home(*plan, snapshot);
   if (auto h = home.prepare(); !h) {

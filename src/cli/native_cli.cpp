@@ -98,6 +98,9 @@ void add_run(CLI::App& app, NativeCommand& out) {
       ->type_name(kOnOff);
   run->add_option("--bind", r.binds, "Bind SRC (at DST) read-write; repeatable")->type_name("SRC[:DST]");
   run->add_option("--ro-bind", r.ro_binds, "Bind SRC (at DST) read-only; repeatable")->type_name("SRC[:DST]");
+  run->add_option("--unmask", r.unmask,
+                  "Leave project names matching GLOB readable (wins over the masks); repeatable")
+      ->type_name("GLOB");
   run->add_option("--mask", r.masks, "Hide PATH or GLOB inside the project; repeatable")
       ->type_name("PATH|GLOB");
   opt(run, "--mask-scan-limit", r.mask_scan_limit,

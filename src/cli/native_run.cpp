@@ -350,6 +350,7 @@ RunOptions with_profile(RunOptions o, const Profile& p, const std::string& home)
   binds(p.bind, o.binds);
   binds(p.ro_bind, o.ro_binds);
   o.masks.insert(o.masks.begin(), p.mask.begin(), p.mask.end());
+  o.unmask.insert(o.unmask.begin(), p.unmask.begin(), p.unmask.end());
   std::vector<std::string> env = p.env_pass;
   for (const auto& [k, v] : p.env_set) env.push_back(k + "=" + v);
   o.env.insert(o.env.begin(), env.begin(), env.end());
@@ -773,6 +774,7 @@ std::string describe_plan(const RunPlan& plan) {
     if (!l.starts_with("project: ") && !l.starts_with("network: ")) line(l);
   }
   for (const auto& m : plan.masked) line("masked: " + m);
+  for (const auto& m : plan.unmasked) line("not masked (--unmask, or no secret in it at the start): " + m);
   for (const auto& c : plan.copies) line("copied into home: " + c.host + (c.copy_back ? " (and back)" : ""));
   for (const auto& n : plan.limits) line("limit " + n);
   if (!plan.dropped_env.empty()) {

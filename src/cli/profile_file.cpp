@@ -233,8 +233,17 @@ void read_filesystem(Checker& c, const toml::table& t, Profile& out) {
           c.fail(el.source(), quoted(what) + ": " + ok.error().message());
         }
       });
+    } else if (k == "unmask") {
+      strings_of(c, v, what, [&](const std::string& s, const toml::node& el) {
+        auto ok = presets::check_mask_pattern(s);
+        if (ok) {
+          out.unmask.push_back(s);
+        } else {
+          c.fail(el.source(), quoted(what) + ": " + ok.error().message());
+        }
+      });
     } else {
-      unknown_key(c, k, "filesystem", "bind, ro_bind, mask");
+      unknown_key(c, k, "filesystem", "bind, ro_bind, mask, unmask");
     }
   }
 }

@@ -13,7 +13,10 @@
 #include <cerrno>
 #include <climits>
 #include <cstdlib>
+#include <functional>
 #include <limits>
+#include <optional>
+#include <string>
 
 #include "ringfence/base/paths.hpp"
 #include "ringfence/base/sys.hpp"
@@ -119,7 +122,49 @@ Status cover_private_etc(RunPlan& plan) {
 // left of it, and goes below zero when an entry past it was seen. Each directory is opened from
 // its parent's fd without following a link, so a directory swapped for a link while the scan
 // runs leads nowhere.
-Status scan_masks(RunPlan& plan, const std::vector<std::string>& patterns, int parent_fd, const char* name_in,
+// The project's masks: patterns with their content checks, and the --unmask patterns that win.
+struct MaskSet {
+  std::vector<presets::Mask> masks;
+  std::vector<std::string> unmask;
+};
+
+// Up to 1 MiB of a regular file beneath `dir_fd`, opened without following a link; nothing
+// when it is not one or cannot be read (the caller then masks it).
+std::optional<std::string> small_file(int dir_fd, const std::string& name, const struct stat& st) {
+  if (!S_ISREG(st.st_mode) || st.st_size > (1 << 20)) return std::nullopt;
+  base::UniqueFd fd(
+      ::openat(dir_fd, name.c_str(), O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_NOCTTY | O_CLOEXEC));
+  struct stat now {};
+  if (!fd.valid() || ::fstat(fd.get(), &now) != 0 || now.st_ino != st.st_ino || now.st_dev != st.st_dev)
+    return std::nullopt;
+  std::string out(static_cast<std::size_t>(now.st_size), '\0');
+  std::size_t got = 0;
+  while (got < out.size()) {
+    ssize_t n = ::read(fd.get(), out.data() + got, out.size() - got);
+    if (n < 0 && errno == EINTR) continue;
+    if (n <= 0) return std::nullopt;
+    got += static_cast<std::size_t>(n);
+  }
+  return out;
+}
+
+// Whether the masks cover `rel`: unmasked, no; else when a mask applies whose content check
+// finds a secret (or which has none). `content` is read once, when a check needs it.
+bool covers(const MaskSet& set, const std::string& rel, bool is_dir,
+            const std::function<std::optional<std::string>()>& content) {
+  for (const auto& u : set.unmask)
+    if (presets::mask_applies(u, rel, is_dir)) return false;
+  std::optional<std::optional<std::string>> read;
+  for (const auto& m : set.masks) {
+    if (!presets::mask_applies(m.pattern, rel, is_dir)) continue;
+    if (m.check == presets::ContentCheck::None || is_dir) return true;
+    if (!read) read = content();
+    if (!*read || presets::content_is_secret(m.check, **read)) return true;
+  }
+  return false;
+}
+
+Status scan_masks(RunPlan& plan, const MaskSet& set, int parent_fd, const char* name_in,
                   const std::string& dir, const std::string& rel, long& budget) {
   base::UniqueFd fd(::openat(parent_fd, name_in, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC));
   if (!fd.valid()) {
@@ -150,14 +195,22 @@ Status scan_masks(RunPlan& plan, const std::vector<std::string>& patterns, int p
   for (const auto& [name, is_dir] : entries) {
     if (budget < 0) return {};
     std::string r = rel.empty() ? name : rel + "/" + name;
-    bool hit = false;
-    for (const auto& p : patterns) hit = hit || presets::mask_applies(p, r, is_dir);
+    bool named = false;  // some mask names it (unmasked or not)
+    for (const auto& m : set.masks) named = named || presets::mask_applies(m.pattern, r, is_dir);
+    struct stat st {};
+    const bool have_st = named && ::fstatat(keep.get(), name.c_str(), &st, AT_SYMLINK_NOFOLLOW) == 0;
+    const bool hit = named && covers(set, r, is_dir, [&]() -> std::optional<std::string> {
+                       if (!have_st) return std::nullopt;
+                       return small_file(keep.get(), name, st);
+                     });
     if (hit) {
-      struct stat st {};
-      if (::fstatat(keep.get(), name.c_str(), &st, AT_SYMLINK_NOFOLLOW) == 0)
-        RF_TRY(mask_stat(plan, dir + "/" + name, st, plan.project));
-    } else if (is_dir) {
-      RF_TRY(scan_masks(plan, patterns, keep.get(), name.c_str(), dir + "/" + name, r, budget));
+      if (have_st) RF_TRY(mask_stat(plan, dir + "/" + name, st, plan.project));
+    } else {
+      if (named && have_st && !S_ISLNK(st.st_mode)) {
+        plan.unmasked.push_back(dir + "/" + name);
+        if (!is_dir) plan.spec.supervision.late_masks.exempt.push_back({r, st.st_dev, st.st_ino});
+      }
+      if (is_dir) RF_TRY(scan_masks(plan, set, keep.get(), name.c_str(), dir + "/" + name, r, budget));
     }
   }
   return {};
@@ -310,16 +363,23 @@ Status add_extra_binds(RunPlan& plan, const RunOptions& opts, const std::string&
 }
 
 Status add_project_masks(RunPlan& plan, const RunOptions& opts) {
-  std::vector<std::string> patterns;
-  for (const auto& m : presets::default_project_masks()) patterns.push_back(m.pattern);
+  MaskSet set;
+  set.masks = presets::default_project_masks();
   for (const auto& m : opts.masks) {
     if (auto c = presets::check_mask_pattern(m); !c)
       return Error(0, "--mask " + m + ": " + c.error().message());
-    patterns.push_back(m);
+    set.masks.push_back({m, "--mask", presets::ContentCheck::None});
   }
+  for (const auto& u : opts.unmask) {
+    if (auto c = presets::check_mask_pattern(u); !c)
+      return Error::usage("--unmask " + u + ": " + c.error().message());
+    set.unmask.push_back(u);
+  }
+  std::vector<std::string> patterns;
+  for (const auto& m : set.masks) patterns.push_back(m.pattern);
   const long limit = opts.mask_scan_limit.value_or(kDefaultMaskScanLimit);
   long budget = limit == 0 ? std::numeric_limits<long>::max() : limit;
-  RF_TRY(scan_masks(plan, patterns, AT_FDCWD, plan.project.c_str(), plan.project, "", budget));
+  RF_TRY(scan_masks(plan, set, AT_FDCWD, plan.project.c_str(), plan.project, "", budget));
   if (budget < 0)
     return Error(0, "masks: " + plan.project + " holds more than " + std::to_string(limit) +
                         " entries, so the secrets in it cannot all be found before the start; raise the "
@@ -327,6 +387,7 @@ Status add_project_masks(RunPlan& plan, const RunOptions& opts) {
   // Names created later: the launcher watches the project and covers each new match inside.
   spec::LateMasks& late = plan.spec.supervision.late_masks;
   late.patterns = patterns;
+  late.except = set.unmask;
   late.host_dir = plan.project;
   late.sandbox_dirs = {plan.project};
   if (opts.workspace) late.sandbox_dirs.push_back("/workspace");

@@ -2,6 +2,10 @@
 // Secrets hidden on the host's system paths, the default project masks, and mask matching.
 #include <fnmatch.h>
 
+#include <cctype>
+#include <initializer_list>
+#include <string>
+
 #include "ringfence/base/paths.hpp"
 #include "ringfence/base/strings.hpp"
 #include "ringfence/presets/masks.hpp"
@@ -53,7 +57,7 @@ const std::vector<Mask> kProjectMasks = {
     {".env", "environment file with secrets"},
     {".env.*", "environment files with secrets"},
     {".envrc", "direnv file with secrets"},
-    {"*.pem", "private keys and certificates"},
+    {"*.pem", "private keys", ContentCheck::Pem},
     {"*.key", "private keys"},
     {"*.p12", "key stores"},
     {"*.pfx", "key stores"},
@@ -63,9 +67,9 @@ const std::vector<Mask> kProjectMasks = {
     {"id_dsa*", "SSH keys"},
     {"id_ecdsa*", "SSH keys"},
     {"id_ed25519*", "SSH keys"},
-    {".npmrc", "registry tokens"},
-    {".pypirc", "registry tokens"},
-    {".netrc", "login credentials"},
+    {".npmrc", "registry tokens", ContentCheck::Npmrc},
+    {".pypirc", "registry tokens", ContentCheck::Pypirc},
+    {".netrc", "login credentials", ContentCheck::Netrc},
     {".git-credentials", "git credentials"},
     {".pgpass", "database passwords"},
     {".my.cnf", "database passwords"},
@@ -83,7 +87,76 @@ const std::vector<Mask> kProjectMasks = {
     {".gnupg/", "GPG keys"},
 };
 
+// The key of an INI or npmrc line ("key = value", "//host/:_authToken=..."), lowercased and
+// trimmed; empty for comments, sections and lines without '='.
+std::string line_key(std::string_view line) {
+  while (!line.empty() && (line.front() == ' ' || line.front() == '\t')) line.remove_prefix(1);
+  if (line.empty() || line.front() == '#' || line.front() == ';' || line.front() == '[') return {};
+  const auto eq = line.find_first_of("=:");
+  // npmrc keys hold ':' ("//registry/:_authToken"): the key runs to the '='.
+  const auto key_end = line.find('=') != std::string_view::npos ? line.find('=') : eq;
+  if (key_end == std::string_view::npos) return {};
+  std::string key(line.substr(0, key_end));
+  while (!key.empty() && (key.back() == ' ' || key.back() == '\t')) key.pop_back();
+  for (char& c : key) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  return key;
+}
+
+template <typename F>
+void each_line(std::string_view text, F f) {
+  for (std::size_t at = 0; at <= text.size();) {
+    std::size_t end = text.find('\n', at);
+    if (end == std::string_view::npos) end = text.size();
+    f(text.substr(at, end - at));
+    at = end + 1;
+  }
+}
+
+bool ends_with_any(const std::string& key, std::initializer_list<std::string_view> suffixes) {
+  for (auto s : suffixes)
+    if (key.ends_with(s)) return true;
+  return false;
+}
+
 }  // namespace
+
+bool content_is_secret(ContentCheck check, std::string_view content) {
+  if (content.find('\0') != std::string_view::npos) return true;  // not the text format it claims
+  bool secret = false;
+  switch (check) {
+    case ContentCheck::None: return true;
+    case ContentCheck::Npmrc:
+      each_line(content, [&](std::string_view l) {
+        const std::string k = line_key(l);
+        secret = secret || ends_with_any(k, {"_authtoken", "_auth", "_password", "password", "certfile",
+                                             "keyfile", "cert", "key", "token"});
+      });
+      return secret;
+    case ContentCheck::Pypirc:
+      each_line(content, [&](std::string_view l) {
+        const std::string k = line_key(l);
+        secret = secret || k == "password" || k.ends_with("token");
+      });
+      return secret;
+    case ContentCheck::Netrc: {
+      // Whitespace-separated tokens; "password" and "account" are followed by secrets.
+      std::size_t at = 0;
+      while (at < content.size() && !secret) {
+        while (at < content.size() && std::isspace(static_cast<unsigned char>(content[at]))) ++at;
+        std::size_t end = at;
+        while (end < content.size() && !std::isspace(static_cast<unsigned char>(content[end]))) ++end;
+        const std::string_view tok = content.substr(at, end - at);
+        secret = tok == "password" || tok == "account" || tok == "macdef";
+        at = end;
+      }
+      return secret;
+    }
+    case ContentCheck::Pem:
+      return content.find("PRIVATE KEY-----") != std::string_view::npos ||
+             content.find("-----BEGIN") == std::string_view::npos;  // not PEM at all: a key of another form
+  }
+  return true;
+}
 
 const std::vector<SecretPath>& system_secret_paths() { return kSystemSecrets; }
 const std::vector<Mask>& default_project_masks() { return kProjectMasks; }

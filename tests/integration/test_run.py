@@ -515,6 +515,46 @@ def shell_off_refuses_the_loader_as_a_program(ctx):
           f"{r.stdout!r} {r.stderr!r}")
 
 
+CERT_PEM = "-----BEGIN CERTIFICATE-----\nMIIBfixture\n-----END CERTIFICATE-----\n"
+KEY_PEM = "-----BEGIN PRIVATE KEY-----\nMIIEfixture\n-----END PRIVATE KEY-----\n"
+
+
+@suite.case()
+def masks_by_content_and_unmask(ctx):
+    """A default mask of a name whose format tells (.npmrc, .pypirc, .netrc, *.pem) covers the
+    file only when it holds a secret; --unmask leaves a name readable; the start names the count."""
+    e = Env(ctx)
+    files = {"plain/.npmrc": "save-exact=true\n", "tok/.npmrc": "//registry.npmjs.org/:_authToken=npm_CANARY\n",
+             ".pypirc": "[pypi]\nusername = __token__\npassword = pypi-CANARY\n",
+             ".netrc": "machine example.com login bob\n", "testdata/cert.pem": CERT_PEM,
+             "testdata/key.pem": KEY_PEM}
+    for rel, text in files.items():
+        path = os.path.join(e.project, rel)
+        os.makedirs(os.path.dirname(path), exist_ok=True)
+        with open(path, "w") as f:
+            f.write(text)
+        if ctx.user == "unpriv":
+            os.chown(os.path.dirname(path), 65534, 65534)
+            os.chown(path, 65534, 65534)
+    script = "for f in " + " ".join(files) + "; do printf '%s=%s\\n' $f $(wc -c < $f); done"
+    r = e.sh(script, "--network", "off")
+    check_eq(r.returncode, 0, f"the run: {r.stderr!r}")
+    sizes = dict(x.split("=", 1) for x in r.stdout.split())
+    for rel, text in files.items():
+        want = 0 if "CANARY" in text or "PRIVATE KEY" in text else len(text)
+        check_eq(int(sizes.get(rel, -1)), want, f"{rel} is {'masked' if want == 0 else 'readable'}: {sizes}")
+    check("masked 5 names in the project" in r.stderr, f"the start counts the masked names: {r.stderr!r}")
+    r = e.sh(script, "--network", "off", "--unmask", "testdata/*.pem", "--unmask", ".env")
+    sizes = dict(x.split("=", 1) for x in r.stdout.split())
+    check_eq(int(sizes.get("testdata/key.pem", -1)), len(KEY_PEM), f"--unmask leaves the key readable: {sizes}")
+    check_eq(int(sizes.get("tok/.npmrc", -1)), 0, f"other masks still apply: {sizes}")
+    r = e.run(["--network", "off", "--dry-run", "--", "true"])
+    check("not masked (--unmask, or no secret in it at the start): " + e.project + "/plain/.npmrc" in r.stdout,
+          f"the dry run names what a mask left readable: {r.stdout[:2000]!r}")
+    r = e.run(["--network", "off", "--unmask", "../x", "--", "true"])
+    check_eq(r.returncode, EXIT_USAGE, f"a bad --unmask pattern is a usage error: {r.stderr!r}")
+
+
 @suite.case()
 def presets_and_levels(ctx):
     e = Env(ctx)

@@ -54,6 +54,7 @@ struct RunOptions {
   bool allow_broad_project = false;  // a project that is the home, holds it, or a system directory
   std::optional<std::string> network, edits, shell, web_search, fs_jail;  // "on" | "off"
   std::vector<std::string> binds, ro_binds, masks, env;
+  std::vector<std::string> unmask;  // --unmask GLOB: project names no mask covers
   std::optional<long> mask_scan_limit;
   std::optional<double> timeout;
   std::optional<std::string> limits;

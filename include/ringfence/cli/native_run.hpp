@@ -71,8 +71,10 @@ struct RunPlan {
   bool autorun_scanned = false;
   std::vector<std::string> dropped_env;  // names only
   std::vector<std::string> masked;       // paths hidden in the project and on system paths
-  std::vector<std::string> notes;        // what is not enforced, and why
-  std::vector<std::string> limits;       // each --limit and what enforces it
+  // Project paths a mask names that stay readable (--unmask, or no secret in them at the start).
+  std::vector<std::string> unmasked;
+  std::vector<std::string> notes;   // what is not enforced, and why
+  std::vector<std::string> limits;  // each --limit and what enforces it
   // Limits the user asked for (--limit, the profile's [limits]) that this host cannot enforce,
   // each with why and what would: the run is refused (kExitBelowLevel) unless best effort.
   std::vector<std::string> unenforced_limits;

@@ -3,6 +3,7 @@
 // though /etc is bound read-only) and secret-looking names in the project; glob matching for both.
 #pragma once
 
+#include <cstdint>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -16,10 +17,25 @@ struct SecretPath {
   std::string reason;  // shown by the dry run
 };
 
+// Files whose format says whether they hold a secret: a default mask of such a name covers the
+// file only when its content does (a `.npmrc` holding only `save-exact=true` stays readable).
+enum class ContentCheck : std::uint8_t {
+  None,    // always covered
+  Npmrc,   // a key ending in _authToken, _auth, _password, password, certfile or keyfile
+  Pypirc,  // a password key in any section
+  Netrc,   // a password or account token
+  Pem,     // a PEM block of a private key ("PRIVATE KEY", encrypted or not)
+};
+
 struct Mask {
   std::string pattern;  // see mask_applies
   std::string reason;
+  ContentCheck check = ContentCheck::None;
 };
+
+// Whether `content` (a file a default mask with this check names) holds a secret. Content that
+// cannot be read as the format counts as one.
+bool content_is_secret(ContentCheck check, std::string_view content);
 
 // Host paths hidden in every sandbox (a directory gets an empty tmpfs, a file /dev/null).
 const std::vector<SecretPath>& system_secret_paths();

@@ -172,6 +172,16 @@ struct LateMasks {
   std::vector<std::string> patterns;
   std::string host_dir;
   std::vector<std::string> sandbox_dirs;
+  // Names no pattern covers although one matches: those an `except` pattern applies to
+  // (--unmask), and the exact objects (by device and inode, beneath host_dir) found not to hold
+  // a secret at the start (a `.npmrc` without a token); a new object at such a name is covered.
+  std::vector<std::string> except;
+  struct Exempt {
+    std::string rel;
+    dev_t dev = 0;
+    ino_t ino = 0;
+  };
+  std::vector<Exempt> exempt;
 };
 
 // How the launcher watches the sandbox in native mode. bwrap mode leaves all of it off (bwrap

@@ -228,8 +228,16 @@ bool MaskWatch::stat_beneath(const std::string& rel, struct stat& st) const {
 }
 
 bool MaskWatch::covered_by_pattern(const std::string& rel, bool is_dir) const {
+  for (const auto& p : masks_.except)
+    if (base::pattern_applies(p, rel, is_dir)) return false;
   for (const auto& p : masks_.patterns)
     if (base::pattern_applies(p, rel, is_dir)) return true;
+  return false;
+}
+
+bool MaskWatch::exempt(const std::string& rel, const struct stat& st) const {
+  for (const auto& e : masks_.exempt)
+    if (e.rel == rel && e.dev == st.st_dev && e.ino == st.st_ino) return true;
   return false;
 }
 
@@ -313,7 +321,8 @@ void MaskWatch::watch_tree(const std::string& rel) {
       if (covered_by_pattern(child, is_dir)) {
         // The object's filesystem: a name on a mount of the project's own has its device.
         if (!have_st) have_st = ::fstatat(::dirfd(d), e->d_name, &st, AT_SYMLINK_NOFOLLOW) == 0;
-        entries.push_back({child, is_dir, have_st ? st.st_dev : dir_st.st_dev});
+        if (!(have_st && exempt(child, st)))
+          entries.push_back({child, is_dir, have_st ? st.st_dev : dir_st.st_dev});
       } else if (is_dir) {
         todo.push_back(std::move(child));
       }
@@ -356,7 +365,7 @@ bool MaskWatch::handle_events(bool wait) {
     bool is_dir = (ev->mask & IN_ISDIR) != 0;
     if (covered_by_pattern(rel, is_dir)) {
       struct stat st {};
-      if (stat_beneath(rel, st) && !S_ISLNK(st.st_mode) && S_ISDIR(st.st_mode) == is_dir)
+      if (stat_beneath(rel, st) && !S_ISLNK(st.st_mode) && S_ISDIR(st.st_mode) == is_dir && !exempt(rel, st))
         cover({rel, is_dir, st.st_dev});  // else gone or replaced again: that is an event too
     } else if (is_dir) {
       watch_tree(rel);

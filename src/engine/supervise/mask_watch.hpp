@@ -90,6 +90,8 @@ private:
   bool handle_events(bool wait);
   void watch_tree(const std::string& rel);
   bool covered_by_pattern(const std::string& rel, bool is_dir) const;
+  // The object at rel (its stat) is one the plan found to hold no secret.
+  bool exempt(const std::string& rel, const struct stat& st) const;
   bool stat_beneath(const std::string& rel, struct stat& st) const;
   void cover(const Found& f);
   base::Status fork_helper();
