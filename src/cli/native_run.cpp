@@ -617,6 +617,7 @@ Result<RunPlan> plan_run(const RunOptions& given, const HostFacts& host, const H
   s.inherit_fds = false;
   s.die_with_parent = true;
   s.new_session = plan.settings.new_session;
+  s.own_terminal = plan.settings.new_session;  // a new session gets a terminal of its own
   s.supervision.forward_signals = true;
   s.supervision.watch_parent_process = true;
   if (plan.settings.timeout) s.supervision.timeout_ms = *plan.settings.timeout * 1000;

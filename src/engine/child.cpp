@@ -5,6 +5,7 @@
 #include <poll.h>
 #include <sched.h>
 #include <signal.h>
+#include <sys/ioctl.h>
 #include <sys/prctl.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
@@ -220,6 +221,11 @@ base::Status step_cwd(RecipeState& st) {
 
 base::Status step_session(RecipeState& st) {
   if (spec_of(st).new_session && ::setsid() < 0) return base::errno_error("setsid");
+  if (const int pty = st.ctx->terminal_slave; pty >= 0) {
+    if (::ioctl(pty, TIOCSCTTY, 0) != 0) return base::errno_error("the sandbox's terminal: TIOCSCTTY");
+    for (int fd = 0; fd <= 2; ++fd)
+      if (::isatty(fd) && ::dup2(pty, fd) < 0) return base::errno_error("the sandbox's terminal: dup2");
+  }
   if (st.level == Level::Kernel) ::umask(st.ctx->umask);
   return {};
 }

@@ -63,6 +63,9 @@ struct ChildContext {
   // user-notification filter, built by the launcher (see supervisor.hpp).
   int notify_sock = -1;
   std::string connect_filter;
+  // spec.own_terminal with stdin a terminal: the pty's slave (CLOEXEC), made the controlling
+  // terminal and fds 0-2 (those that were terminals) at the session step; -1 without.
+  int terminal_slave = -1;
   // --limit memory/pids/cpu: cgroup.procs of the sandbox's groups (CLOEXEC); the child writes
   // "0" to each as its first step, so the command and all it starts are counted.
   std::vector<int> cgroup_procs_fds;

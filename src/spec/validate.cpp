@@ -140,6 +140,8 @@ base::Status validate_jail(const Spec& spec) {
                                   " bytes: binfmt_misc matches 1 to 128");
   }
   if (spec.jail != Jail::Kernel) RF_TRY(check_namespace_free(spec));
+  if (spec.own_terminal && !spec.new_session)
+    return base::Error(0, "a terminal of the sandbox's own (own_terminal) needs a new session");
   const auto& cp = spec.supervision.connect;
   if (!cp.allow_hosts.empty() && (!cp.enabled || spec.jail != Jail::Kernel || !spec.ns.net))
     return base::Error(0, "the egress allowlist (allow_hosts, the first: " + cp.allow_hosts.front() +

@@ -515,6 +515,97 @@ def shell_off_refuses_the_loader_as_a_program(ctx):
           f"{r.stdout!r} {r.stderr!r}")
 
 
+def drive_terminal(argv, env, cwd, steps, rows=40, cols=100, timeout=20):
+    """Runs argv on a pseudo terminal of the test's own (rows x cols), as an interactive user
+    would, and plays `steps`: (bytes to type, text to wait for, or a (rows, cols) resize). Returns
+    the whole output and whether every wait was met."""
+    import fcntl
+    import pty
+    import select
+    import struct
+    import termios
+    pid, fd = pty.fork()
+    if pid == 0:
+        os.chdir(cwd)
+        os.execve(argv[0], argv, env)
+    fcntl.ioctl(fd, termios.TIOCSWINSZ, struct.pack("HHHH", rows, cols, 0, 0))
+    out = b""
+    ok = True
+
+    def wait_for(text, limit):
+        nonlocal out
+        end = time.monotonic() + limit
+        while text.encode() not in out and time.monotonic() < end:
+            r, _, _ = select.select([fd], [], [], 0.1)
+            if r:
+                try:
+                    data = os.read(fd, 65536)
+                except OSError:
+                    return False
+                if not data:
+                    return False
+                out += data
+        return text.encode() in out
+
+    try:
+        for typed, want in steps:
+            if isinstance(typed, tuple):
+                fcntl.ioctl(fd, termios.TIOCSWINSZ, struct.pack("HHHH", typed[0], typed[1], 0, 0))
+                time.sleep(0.3)
+                continue
+            os.write(fd, typed)
+            if want and not wait_for(want, timeout):
+                ok = False
+                break
+    finally:
+        try:
+            os.kill(pid, signal.SIGKILL) if not ok else None
+        except ProcessLookupError:
+            pass
+        end = time.monotonic() + 10
+        while time.monotonic() < end:
+            done, _ = os.waitpid(pid, os.WNOHANG)
+            if done:
+                break
+            try:
+                if select.select([fd], [], [], 0.1)[0]:
+                    out += os.read(fd, 65536)
+            except OSError:
+                time.sleep(0.05)
+        os.close(fd)
+    return out.decode(errors="replace"), ok
+
+
+@suite.case()
+def new_session_has_a_terminal_of_its_own(ctx):
+    """--new-session (hardened's): the sandbox gets a pseudo terminal of its own: an interactive
+    bash has job control, Ctrl-C interrupts a foreground sleep, window-size changes reach it, and
+    the terminal it sees is not the caller's."""
+    require_program("/usr/bin/bash", "bash", "an interactive shell on a terminal")
+    e = Env(ctx)
+    argv = ([SETPRIV[0]] + SETPRIV[1:] if ctx.user == "unpriv" else []) + [
+        ctx.h.target, "run", "--network", "off", "--new-session", "--", "/usr/bin/bash", "--norc", "--noprofile", "-i"]
+    if ctx.user == "unpriv":
+        argv[0] = shutil.which(argv[0]) or argv[0]
+    env = dict(e.env, TERM="xterm", PS1="rf$ ")
+    out, ok = drive_terminal(argv, env, e.project, [
+        (b"", None),
+        (b"stty size; tty\r", "40 100"),
+        (b"sleep 30\r", None),
+        (b"\x03", None),
+        (b"echo back-$((40+2))\r", "back-42"),
+        ((30, 90), None),
+        (b"stty size\r", "30 90"),
+        (b"sleep 30 &\r", None),
+        (b"jobs; echo jobs-listed\r", "jobs-listed"),
+        (b"exit\r", None),
+    ])
+    check(ok, f"the interactive session answered every step (Ctrl-C interrupted the sleep): {out[-2000:]!r}")
+    check("no job control" not in out, f"bash has job control: {out[-2000:]!r}")
+    check("Running" in out, f"a background job is listed: {out[-2000:]!r}")
+    check("/dev/pts/" in out and os.ttyname(0) not in out if os.isatty(0) else True, "a terminal of its own")
+
+
 CERT_PEM = "-----BEGIN CERTIFICATE-----\nMIIBfixture\n-----END CERTIFICATE-----\n"
 KEY_PEM = "-----BEGIN PRIVATE KEY-----\nMIIEfixture\n-----END PRIVATE KEY-----\n"
 

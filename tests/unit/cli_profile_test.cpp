@@ -151,7 +151,7 @@ TEST_CASE("profile: unknown keys, with their position") {
         "p.toml:3:3: unknown key \"netwrok\" in [toggles] (valid: fs_jail, network, edits, shell, "
         "web_search, new_session, timeout, keep_home)");
   CHECK(error_of("[filesystem]\nbinds = []\n") ==
-        "p.toml:2:1: unknown key \"binds\" in [filesystem] (valid: bind, ro_bind, mask)");
+        "p.toml:2:1: unknown key \"binds\" in [filesystem] (valid: bind, ro_bind, mask, unmask)");
   CHECK(error_of("[env]\nunset = []\n") == "p.toml:2:1: unknown key \"unset\" in [env] (valid: pass, set)");
   CHECK(error_of("[network]\nallowed = []\n") ==
         "p.toml:2:1: unknown key \"allowed\" in [network] (valid: allow, deny, allow_listen, allow_hosts, "

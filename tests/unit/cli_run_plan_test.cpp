@@ -381,7 +381,8 @@ TEST_CASE("run plan: a limit asked for that cannot hold refuses the run; a prese
   auto plan = rf::cli::plan_run(o, no_cgroup(), t.snapshot());
   REQUIRE_MESSAGE(plan, (plan ? "" : plan.error().message()));
   REQUIRE(plan->unenforced_limits.size() == 2);
-  CHECK(plan->unenforced_limits[0].find("the memory limit cannot be enforced here: cgroup v1 memory group") == 0);
+  CHECK(plan->unenforced_limits[0].find("the memory limit cannot be enforced here: cgroup v1 memory group") ==
+        0);
   CHECK(plan->unenforced_limits[0].find("Delegate=yes") != std::string::npos);
   CHECK(plan->unenforced_limits[1].find("the cpu limit") == 0);
   CHECK_FALSE(plan->limit_best_effort);
@@ -406,10 +407,12 @@ TEST_CASE("run plan: a limit asked for that cannot hold refuses the run; a prese
   CHECK(plan->spec.supervision.cgroup.memory_bytes == 50u << 20);
 }
 
-TEST_CASE("run plan: with the network off name lookups come from /etc/hosts only and package managers are offline") {
-  CHECK(rf::cli::offline_nsswitch("passwd: files systemd\nhosts:          files mdns4_minimal [NOTFOUND=return] dns\n"
-                                  "  hosts: dns\nnetworks: files\n") ==
-        "passwd: files systemd\nhosts: files\nnetworks: files\n");
+TEST_CASE(
+    "run plan: with the network off name lookups come from /etc/hosts only and package managers are "
+    "offline") {
+  CHECK(rf::cli::offline_nsswitch(
+            "passwd: files systemd\nhosts:          files mdns4_minimal [NOTFOUND=return] dns\n"
+            "  hosts: dns\nnetworks: files\n") == "passwd: files systemd\nhosts: files\nnetworks: files\n");
   CHECK(rf::cli::offline_nsswitch("passwd: files\n") == "passwd: files\nhosts: files\n");
   Tree t;
   RunOptions o = options(t);

@@ -166,22 +166,26 @@ TEST_CASE("autorun_reason: files host tools run later") {
 }
 
 TEST_CASE("masks: files whose format tells are covered only when they hold a secret") {
-  using rf::presets::ContentCheck;
   using rf::presets::content_is_secret;
-  CHECK_FALSE(content_is_secret(ContentCheck::Npmrc, "save-exact=true\n; comment\nregistry=https://r.example/\n"));
+  using rf::presets::ContentCheck;
+  CHECK_FALSE(
+      content_is_secret(ContentCheck::Npmrc, "save-exact=true\n; comment\nregistry=https://r.example/\n"));
   CHECK(content_is_secret(ContentCheck::Npmrc, "//registry.npmjs.org/:_authToken=npm_abc\n"));
   CHECK(content_is_secret(ContentCheck::Npmrc, "  _auth = dXNlcjpwYXNz\n"));
   CHECK(content_is_secret(ContentCheck::Npmrc, "//r.example/:_password=cGFzcw==\n"));
   CHECK(content_is_secret(ContentCheck::Npmrc, "//r.example/:keyfile=/k.pem\n"));
   CHECK(content_is_secret(ContentCheck::Npmrc, std::string_view("save-exact=true\0\n", 17)));  // NUL: no text
-  CHECK_FALSE(content_is_secret(ContentCheck::Pypirc, "[distutils]\nindex-servers = pypi\n[pypi]\nusername = __token__\n"));
+  CHECK_FALSE(content_is_secret(ContentCheck::Pypirc,
+                                "[distutils]\nindex-servers = pypi\n[pypi]\nusername = __token__\n"));
   CHECK(content_is_secret(ContentCheck::Pypirc, "[pypi]\nusername = __token__\npassword = pypi-AgEI\n"));
   CHECK_FALSE(content_is_secret(ContentCheck::Netrc, "machine example.com login bob\n"));
   CHECK(content_is_secret(ContentCheck::Netrc, "machine example.com\n  login bob\n  password hunter2\n"));
   CHECK(content_is_secret(ContentCheck::Netrc, "default account x"));
-  CHECK_FALSE(content_is_secret(ContentCheck::Pem, "-----BEGIN CERTIFICATE-----\nMIIB\n-----END CERTIFICATE-----\n"));
-  CHECK(content_is_secret(ContentCheck::Pem, "-----BEGIN CERTIFICATE-----\nA\n-----END CERTIFICATE-----\n"
-                                             "-----BEGIN RSA PRIVATE KEY-----\nB\n-----END RSA PRIVATE KEY-----\n"));
+  CHECK_FALSE(
+      content_is_secret(ContentCheck::Pem, "-----BEGIN CERTIFICATE-----\nMIIB\n-----END CERTIFICATE-----\n"));
+  CHECK(content_is_secret(ContentCheck::Pem,
+                          "-----BEGIN CERTIFICATE-----\nA\n-----END CERTIFICATE-----\n"
+                          "-----BEGIN RSA PRIVATE KEY-----\nB\n-----END RSA PRIVATE KEY-----\n"));
   CHECK(content_is_secret(ContentCheck::Pem, "-----BEGIN ENCRYPTED PRIVATE KEY-----\nB\n"));
   CHECK(content_is_secret(ContentCheck::Pem, "binary key material, no PEM armour"));
   // The defaults that carry a check.

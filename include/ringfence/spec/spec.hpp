@@ -248,6 +248,10 @@ struct Spec {
   bool disable_userns = false;          // --disable-userns
   bool assert_userns_disabled = false;  // --assert-userns-disabled
   bool new_session = false;
+  // Native mode, with new_session: when the launcher's stdin is a terminal, the sandbox gets a
+  // pseudo terminal of its own as its controlling terminal (job control, Ctrl-C), relayed by the
+  // launcher; the host's terminal is never the sandbox's (TIOCSTI).
+  bool own_terminal = false;
   bool die_with_parent = false;
   bool as_pid_1 = false;
   // Set by the native front end only (bwrap's leaves them at their defaults).

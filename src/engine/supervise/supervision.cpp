@@ -25,6 +25,24 @@ base::Result<std::unique_ptr<Supervision>> Supervision::prepare(const spec::Spec
   // The connect policy: rules parsed and the log opened now; the command hands its listener
   // over a socket made before the clone.
   if (sup.connect.enabled) RF_TRY(prepare_supervisor(sup.connect, ctx, s->connect_, s->notify_child_));
+  // A terminal of the sandbox's own. SIGWINCH is read from the relay's signalfd, so it is
+  // blocked here; the child gets the caller's mask back.
+  if (spec.own_terminal && spec.new_session) {
+    RF_TRY_ASSIGN(term, TerminalRelay::open());
+    if (term) {
+      sigset_t winch, before;
+      sigemptyset(&winch);
+      sigaddset(&winch, SIGWINCH);
+      if (::pthread_sigmask(SIG_BLOCK, &winch, &before) != 0)
+        return base::errno_error("the sandbox's terminal: blocking SIGWINCH");
+      if (!ctx.restore_sigmask) {
+        ctx.sigmask = before;
+        ctx.restore_sigmask = true;
+      }
+      ctx.terminal_slave = term->slave();
+      s->terminal_ = std::move(term);
+    }
+  }
   // --limit memory/pids/cpu: the sandbox's cgroup, made and limited now; the child joins it.
   if (sup.cgroup.any()) {
     RF_TRY_ASSIGN(made, SandboxCgroup::create(sup.cgroup));
@@ -35,6 +53,7 @@ base::Result<std::unique_ptr<Supervision>> Supervision::prepare(const spec::Spec
 }
 
 Supervision::~Supervision() {
+  if (terminal_) terminal_->stop();
   if (connect_) connect_->stop();
 }
 
@@ -45,6 +64,9 @@ void Supervision::in_child() {
 void Supervision::spawned() {
   notify_child_.reset();
   if (cgroup_) cgroup_->close_procs_fds();
+  if (terminal_) {
+    if (auto s = terminal_->start(); !s) base::log::warning(s.error().describe());
+  }
 }
 
 base::Status Supervision::start_late_masks(pid_t pid) {
@@ -84,6 +106,7 @@ base::Result<Outcome> Supervision::watch(Watch w) {
 }
 
 base::Result<Outcome> Supervision::finish(base::Result<Outcome> out) {
+  if (terminal_) terminal_->stop();  // the host's terminal as it was, before any message
   if (connect_) {
     connect_->stop();
     if (std::string why = connect_->breach(); !why.empty()) return base::Error(0, why);

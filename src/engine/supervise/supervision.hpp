@@ -28,6 +28,7 @@
 #include "ringfence/engine/launch.hpp"
 #include "ringfence/spec/spec.hpp"
 #include "supervisor.hpp"
+#include "terminal.hpp"
 
 namespace rf::engine {
 
@@ -68,6 +69,7 @@ private:
   base::UniqueFd notify_child_;  // the child's end of the listener hand-off socket
   std::unique_ptr<SandboxCgroup> cgroup_;
   std::unique_ptr<MaskWatch> late_masks_;
+  std::unique_ptr<TerminalRelay> terminal_;
 };
 
 }  // namespace rf::engine
