@@ -42,7 +42,10 @@ void copy_size(int from, int to) {
 }  // namespace
 
 base::Result<std::unique_ptr<TerminalRelay>> TerminalRelay::open() {
-  if (!::isatty(STDIN_FILENO)) return std::unique_ptr<TerminalRelay>();
+  // Not a terminal, or not in its foreground (raw mode from the background would stop us with
+  // SIGTTOU): nothing to relay.
+  if (!::isatty(STDIN_FILENO) || ::tcgetpgrp(STDIN_FILENO) != ::getpgrp())
+    return std::unique_ptr<TerminalRelay>();
   std::unique_ptr<TerminalRelay> t(new TerminalRelay());
   t->master_.reset(::posix_openpt(O_RDWR | O_NOCTTY | O_CLOEXEC));
   if (!t->master_.valid()) return base::errno_error("the sandbox's terminal: posix_openpt");
