@@ -26,6 +26,7 @@
 #include "run_etc.hpp"
 #include "run_fs.hpp"
 #include "run_landlock.hpp"
+#include "run_toolchains.hpp"
 
 namespace rf::cli {
 namespace {
@@ -264,6 +265,7 @@ Status build_kernel_jail(RunPlan& plan, const RunOptions& opts, const presets::A
   RF_TRY(add_home(plan, agent));
   RF_TRY(add_project(plan, opts));
   RF_TRY(add_extra_binds(plan, opts, snap.cwd));
+  RF_TRY(add_toolchains(plan, opts, snap));
   RF_TRY(add_project_masks(plan, opts));
   RF_TRY(add_workspace(plan, opts));
   if (plan.settings.network) add_connect_policy(plan, opts, snap);
@@ -292,6 +294,7 @@ RunOptions with_profile(RunOptions o, const Profile& p, const std::string& home)
   if (!o.require && p.require) o.require = std::string(presets::level_name(*p.require));
   if (!o.level && p.level) o.level = std::string(presets::level_name(*p.level));
   if (!o.allow_listen && p.allow_listen) o.allow_listen = *p.allow_listen;
+  if (!o.toolchains && p.toolchains) o.toolchains = *p.toolchains ? "auto" : "off";
   auto binds = [&home](const std::vector<BindSpec>& from, std::vector<std::string>& to) {
     std::vector<std::string> mine;
     for (const auto& b : from) mine.push_back(expand_home(b.source, home) + ":" + expand_home(b.dest, home));
@@ -567,6 +570,7 @@ Result<RunPlan> plan_run(const RunOptions& given, const HostFacts& host, const H
   s.supervision.watch_parent_process = true;
   if (plan.settings.timeout) s.supervision.timeout_ms = *plan.settings.timeout * 1000;
   RF_TRY(plan_host_paths(plan, opts, *agent, host, snap));
+  RF_TRY(add_gitconfig(plan, snap));
 
   const std::vector<std::string>& host_env = snap.environment;
   plan.dropped_env = presets::dropped_variables(host_env, *agent, opts.env);
@@ -575,6 +579,7 @@ Result<RunPlan> plan_run(const RunOptions& given, const HostFacts& host, const H
     auto eq = kv.find('=');
     s.env_ops.push_back({spec::EnvOp::Kind::Set, kv.substr(0, eq), kv.substr(eq + 1)});
   }
+  apply_toolchains(plan, opts, snap);
   // What the command (and a prompt) can tell it runs in: set last, so no --env replaces them.
   s.env_ops.push_back({spec::EnvOp::Kind::Set, "RINGFENCE", "1"});
   s.env_ops.push_back(
@@ -655,6 +660,7 @@ std::string describe_plan(const RunPlan& plan) {
   }
   line("seccomp: " + plan.settings.seccomp);
   out += presets::describe(plan.settings);
+  out += describe_toolchains(plan);
   for (const auto& m : plan.masked) line("masked: " + m);
   for (const auto& c : plan.copies) line("copied into home: " + c.host + (c.copy_back ? " (and back)" : ""));
   for (const auto& n : plan.limits) line("limit " + n);

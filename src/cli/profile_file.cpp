@@ -233,8 +233,14 @@ void read_filesystem(Checker& c, const toml::table& t, Profile& out) {
           c.fail(el.source(), quoted(what) + ": " + ok.error().message());
         }
       });
+    } else if (k == "toolchains") {
+      const auto* s = v.as_string();
+      if (s && (s->get() == "auto" || s->get() == "off"))
+        out.toolchains = s->get() == "auto";
+      else
+        c.fail(v.source(), quoted(what) + " must be \"auto\" or \"off\", not " + shown(v));
     } else {
-      unknown_key(c, k, "filesystem", "bind, ro_bind, mask");
+      unknown_key(c, k, "filesystem", "bind, ro_bind, mask, toolchains");
     }
   }
 }
