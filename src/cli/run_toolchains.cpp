@@ -8,6 +8,8 @@
 // the PATH entries still missing are dropped from the command's PATH and listed.
 #include "run_toolchains.hpp"
 
+#include <dirent.h>
+#include <fcntl.h>
 #include <glob.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -19,6 +21,7 @@
 #include "exec_resolve.hpp"
 #include "ringfence/base/paths.hpp"
 #include "ringfence/base/strings.hpp"
+#include "ringfence/base/unique_fd.hpp"
 #include "run_fs.hpp"
 
 namespace rf::cli {
@@ -134,7 +137,43 @@ struct Planner {
     bound_dests.push_back(dest);
     plan.toolchains.push_back(shown(dest) + (source == dest ? "" : " (from " + source + ")"));
     cover_credentials(source, dest);
+    if (base::components(source).back() == "bin") follow_links(source);
   }
+
+  // The links of a bound bin folder that lead out of everything bound (Claude Code's
+  // ~/.local/bin/claude -> ~/.local/share/claude/versions/V, pipx's scripts in their
+  // virtualenvs): the folder of each target is bound too, or, when it is a bin folder itself,
+  // the prefix holding it (a virtualenv needs its lib/ and pyvenv.cfg). The first 1000 entries.
+  void follow_links(const std::string& dir) {
+    base::UniqueFd fd(::open(dir.c_str(), O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC));
+    DIR* d = fd.valid() ? ::fdopendir(fd.release()) : nullptr;
+    if (d == nullptr) return;
+    std::vector<std::string> targets;
+    int budget = 1000;
+    while (const dirent* e = ::readdir(d)) {
+      if (--budget < 0) break;
+      if (e->d_type != DT_LNK && e->d_type != DT_UNKNOWN) continue;
+      const std::string entry = dir + "/" + e->d_name;
+      struct stat st {};
+      char buf[PATH_MAX];
+      if (::lstat(entry.c_str(), &st) != 0 || !S_ISLNK(st.st_mode) ||
+          ::realpath(entry.c_str(), buf) == nullptr)
+        continue;
+      std::string folder = base::parent(buf);
+      if (base::components(folder).empty()) continue;
+      if (base::components(folder).back() == "bin") folder = base::parent(folder);
+      if (std::find(targets.begin(), targets.end(), folder) == targets.end()) targets.push_back(folder);
+    }
+    ::closedir(d);
+    for (const auto& t : targets) {
+      if (visible(t)) continue;
+      if (std::string why = dir_of_link(t); !why.empty())
+        plan.notes.push_back("toolchains: " + shown(t) + " (links in " + shown(dir) +
+                             " lead there) not bound: " + why);
+    }
+  }
+
+  std::string dir_of_link(const std::string& path);
 
   // A folder below the home: why it is not bound, or "" once it is (or already was) inside.
   std::string home_dir(const std::string& path, bool named_as_toolchain) {
@@ -191,6 +230,8 @@ struct Planner {
     return base::is_under(path, home) ? home_dir(path, named_as_toolchain) : outside_dir(path);
   }
 };
+
+std::string Planner::dir_of_link(const std::string& path) { return dir(path, true); }
 
 // The PATH the command gets before pruning: --env PATH=V, else the host's.
 std::optional<std::string> given_path(const RunOptions& opts, const HostSnapshot& snap) {

@@ -324,3 +324,26 @@ TEST_CASE("a gitfile naming a link, the home, a folder without HEAD or garbage i
   write(main + "/.git/worktrees/wt/commondir", "/\n");
   refused("gitdir: " + main + "/.git/worktrees/wt\n", "commondir names /, which is refused");
 }
+
+TEST_CASE("toolchains: a link in a bound bin folder brings its target's folder (a virtualenv's prefix)") {
+  Tree t;
+  mkdirs(t.home + "/.local/bin");
+  mkdirs(t.home + "/.local/share/claude/versions");
+  write(t.home + "/.local/share/claude/versions/2.0.1", "ELF");
+  REQUIRE(::symlink((t.home + "/.local/share/claude/versions/2.0.1").c_str(),
+                    (t.home + "/.local/bin/claude").c_str()) == 0);
+  mkdirs(t.home + "/.local/share/pipx/venvs/black/bin");
+  write(t.home + "/.local/share/pipx/venvs/black/bin/black", "#!python\n");
+  REQUIRE(::symlink("../share/pipx/venvs/black/bin/black", (t.home + "/.local/bin/black").c_str()) == 0);
+  REQUIRE(::symlink("/usr/bin/env", (t.home + "/.local/bin/env").c_str()) == 0);  // inside already
+  REQUIRE(::symlink(t.home.c_str(), (t.home + "/.local/bin/home").c_str()) == 0);
+  auto p = plan(t, t.snapshot(t.home + "/.local/bin:/usr/bin"));
+  REQUIRE_MESSAGE(p, (p ? "" : p.error().message()));
+  const auto* v = op_at(*p, t.home + "/.local/share/claude/versions", OpKind::RoBind);
+  REQUIRE(v);
+  CHECK(v->source_beneath == t.home);
+  CHECK(op_at(*p, t.home + "/.local/share/pipx/venvs/black", OpKind::RoBind));
+  CHECK(!op_at(*p, "/usr/bin"));  // the link to /usr/bin/env: inside already
+  CHECK(!op_at(*p, t.base, OpKind::RoBind));
+  CHECK(rf::test::has_note(*p, "toolchains: " + t.base + " (links in ~/.local/bin lead there) not bound"));
+}
