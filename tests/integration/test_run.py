@@ -697,16 +697,21 @@ def toolchains_of_the_home(ctx):
     listed; with --toolchains off the tool is not found, and the message says where it is."""
     e = Env(ctx)
     write_file(os.path.join(e.home, ".local", "bin", "rftool"), "#!/bin/sh\necho rftool-ran\n", 0o755)
+    # As Claude Code's installer: a link in ~/.local/bin to a versioned file elsewhere in the home.
+    write_file(os.path.join(e.home, ".local", "share", "rfapp", "versions", "1.2"), "#!/bin/sh\necho rfapp-ran\n",
+               0o755)
+    os.symlink(os.path.join(e.home, ".local", "share", "rfapp", "versions", "1.2"),
+               os.path.join(e.home, ".local", "bin", "rfapp"))
     write_file(os.path.join(e.home, ".cargo", "bin", "cargo-x"), "#!/bin/sh\n", 0o755)
     write_file(os.path.join(e.home, ".cargo", "credentials.toml"), "token = 'CARGO-CANARY'\n")
     write_file(os.path.join(e.home, ".nvm", ".npmrc"), "//r/:_authToken=NPM-CANARY\n")
     chown_tree(ctx, e.home)
     path = f"{e.home}/.local/bin:{e.home}/.cargo/bin:{e.home}/no-such-bin:/usr/bin:/bin"
-    r = e.sh('rftool; touch "$HOME/.local/bin/x" 2>/dev/null || echo bin-ro; '
+    r = e.sh('rftool; rfapp; touch "$HOME/.local/bin/x" 2>/dev/null || echo bin-ro; '
              'cat "$HOME/.cargo/credentials.toml" 2>/dev/null || echo no-cargo-creds; '
              'echo "npmrc[$(cat "$HOME/.nvm/.npmrc")]"; echo "PATH=$PATH"', env={"PATH": path})
     check_eq(r.returncode, 0, f"the run: {r.stderr!r}")
-    for want in ("rftool-ran\n", "bin-ro\n", "no-cargo-creds\n", "npmrc[]\n",
+    for want in ("rftool-ran\n", "rfapp-ran\n", "bin-ro\n", "no-cargo-creds\n", "npmrc[]\n",
                  f"PATH={e.home}/.local/bin:{e.home}/.cargo/bin:/usr/bin:/bin\n"):
         check(want in r.stdout, f"{want!r} in {r.stdout!r}")
     check("ringfence: PATH entries not inside the sandbox: ~/no-such-bin\n" in r.stderr,
