@@ -8,8 +8,10 @@
 #include <sys/stat.h>
 
 #include <algorithm>
+#include <functional>
 #include <set>
 
+#include "ringfence/base/paths.hpp"
 #include "ringfence/base/sys.hpp"
 #include "run_toolchains.hpp"
 
@@ -243,11 +245,23 @@ void add_name(std::vector<std::string>& list, const std::string& n) {
 
 }  // namespace
 
-base::Result<GitconfigFilter> filter_gitconfig(std::string_view text) {
+base::Result<GitconfigFilter> filter_gitconfig(std::string_view text, const GitconfigInclude& include) {
   RF_TRY_ASSIGN(entries, parse(text));
   GitconfigFilter f;
   std::string header;
   for (const auto& e : entries) {
+    // [include] path: the file's settings, filtered alike, where the include stands.
+    if (include && !e.has_sub && e.section == "include" && e.key == "path" && !e.implicit &&
+        clean_value(e.value)) {
+      RF_TRY_ASSIGN(inner, include(e.value));
+      if (!inner.text.empty()) {
+        f.text += inner.text;
+        header.clear();
+      }
+      for (const auto& n : inner.kept) add_name(f.kept, n);
+      for (const auto& n : inner.dropped) add_name(f.dropped, n);
+      continue;
+    }
     bool keep = false;
     if (!e.has_sub) {
       keep = kAllowed.contains(e.section + "." + e.key) || free_section(e.section);
@@ -278,25 +292,35 @@ base::Status add_gitconfig(RunPlan& plan, const HostSnapshot& snap) {
   const std::string& home = plan.home_inside;
   const auto xdg = snap.env("XDG_CONFIG_HOME");
   const std::string xdg_file = (xdg && xdg->starts_with('/') ? *xdg : home + "/.config") + "/git/config";
+  // One file of the host, its includes followed (relative to its folder, ~/ the home; at most
+  // 10 deep, as git). A missing included file is nothing, as in git.
+  std::function<base::Result<GitconfigFilter>(const std::string&, int)> read;
+  read = [&](const std::string& path, int depth) -> base::Result<GitconfigFilter> {
+    struct stat st {};
+    if (::stat(path.c_str(), &st) != 0) return GitconfigFilter{};
+    if (!S_ISREG(st.st_mode) || st.st_size > (1 << 20))
+      return Error(EINVAL, path + " is not a regular file of at most 1 MiB");
+    RF_TRY_ASSIGN(data, base::read_file(path));
+    auto filtered = filter_gitconfig(data, [&](const std::string& given) -> base::Result<GitconfigFilter> {
+      if (depth >= 10) return Error(ELOOP, path + ": includes nested more than 10 deep");
+      std::string next = given.starts_with("~/")  ? home + given.substr(1)
+                         : given.starts_with('/') ? given
+                                                  : base::parent(path) + "/" + given;
+      return read(base::normalize(next), depth + 1);
+    });
+    if (!filtered) return filtered.error().reworded(path + ": " + filtered.error().message());
+    return filtered;
+  };
   std::string text;
   bool any = false;
   // Git's order: the XDG file, then ~/.gitconfig, whose settings win.
   for (const auto& path : {xdg_file, home + "/.gitconfig"}) {
     struct stat st {};
     if (::stat(path.c_str(), &st) != 0) continue;
-    if (!S_ISREG(st.st_mode) || st.st_size > (1 << 20)) {
-      plan.notes.push_back("gitconfig: " + path + " not copied: not a regular file of at most 1 MiB");
-      continue;
-    }
-    auto data = base::read_file(path);
-    if (!data) {
-      plan.notes.push_back("gitconfig: " + path + " not copied: " + data.error().message());
-      continue;
-    }
-    auto f = filter_gitconfig(*data);
+    auto f = read(path, 0);
     if (!f) {
-      plan.notes.push_back("gitconfig: " + path + " not copied: git cannot read it either (" +
-                           f.error().message() + ")");
+      plan.notes.push_back("gitconfig: " + path +
+                           " not copied (git cannot read it either): " + f.error().message());
       continue;
     }
     any = true;

@@ -4,6 +4,7 @@
 // command is on the host but not inside.
 #pragma once
 
+#include <functional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -26,13 +27,17 @@ std::string describe_toolchains(const RunPlan& plan);
 // A git configuration file reduced to the settings that run nothing and hold no secret
 // (user.name, user.email, init.defaultBranch, colors...), as a new file's text; `kept` and
 // `dropped` get the names ("section.key", never a value). A file git could not read gives
-// an error naming its line.
+// an error naming its line. includeIf is never followed (its conditions are the host's).
 struct GitconfigFilter {
   std::string text;
   std::vector<std::string> kept, dropped;
 };
-base::Result<GitconfigFilter> filter_gitconfig(std::string_view text);
-// The host's ~/.config/git/config (or $XDG_CONFIG_HOME/git/config) and ~/.gitconfig, filtered,
+// `include`, when given, reads the file an [include] path names (as written), filtered alike, and
+// its settings take the include's place; without it include.path is dropped as the rest.
+using GitconfigInclude = std::function<base::Result<GitconfigFilter>(const std::string& path)>;
+base::Result<GitconfigFilter> filter_gitconfig(std::string_view text, const GitconfigInclude& include = {});
+// The host's ~/.config/git/config (or $XDG_CONFIG_HOME/git/config) and ~/.gitconfig with the
+// files their [include] paths name, filtered,
 // as one ~/.gitconfig in the throwaway HOME (plan.home_files); nothing when neither exists.
 base::Status add_gitconfig(RunPlan& plan, const HostSnapshot& snap);
 

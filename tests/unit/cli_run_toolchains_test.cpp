@@ -347,3 +347,33 @@ TEST_CASE("toolchains: a link in a bound bin folder brings its target's folder (
   CHECK(!op_at(*p, t.base, OpKind::RoBind));
   CHECK(rf::test::has_note(*p, "toolchains: " + t.base + " (links in ~/.local/bin lead there) not bound"));
 }
+
+TEST_CASE("gitconfig: [include] paths are followed and filtered alike, includeIf is not") {
+  Tree t;
+  mkdirs(t.home + "/conf");
+  write(t.home + "/.gitconfig",
+        "[user]\n\tname = Before\n[include]\n\tpath = conf/identity\n[includeIf \"gitdir:~/w/\"]\n"
+        "\tpath = ~/conf/work\n[core]\n\tautocrlf = input\n");
+  write(t.home + "/conf/identity",
+        "[user]\n\tname = Included\n[credential]\n\thelper = store\n[include]\n\tpath = ~/conf/deeper\n"
+        "\tpath = missing-is-nothing\n");
+  write(t.home + "/conf/deeper", "[user]\n\temail = deep@example.com\n");
+  write(t.home + "/conf/work", "[user]\n\temail = work@example.com\n");
+  auto p = plan(t, t.snapshot("/usr/bin"));
+  REQUIRE_MESSAGE(p, (p ? "" : p.error().message()));
+  REQUIRE(p->home_files.size() == 1);
+  const std::string& text = p->home_files[0].text;
+  const std::string body = text.substr(text.find("[user]"));
+  CHECK(body ==
+        "[user]\n\tname = \"Before\"\n[user]\n\tname = \"Included\"\n[user]\n\temail = \"deep@example.com\"\n"
+        "[core]\n\tautocrlf = \"input\"\n");
+  CHECK(listed(p->gitconfig_dropped, "credential.helper"));
+  CHECK(listed(p->gitconfig_dropped, "includeif.*.path"));
+  CHECK(!listed(p->gitconfig_dropped, "include.path"));
+  // An include loop ends at git's depth, with a note, and the file is not copied.
+  write(t.home + "/conf/deeper", "[include]\n\tpath = ~/conf/deeper\n");
+  auto loop = plan(t, t.snapshot("/usr/bin"));
+  REQUIRE(loop);
+  CHECK(loop->home_files.empty());
+  CHECK(rf::test::has_note(*loop, "includes nested more than 10 deep"));
+}
