@@ -376,6 +376,7 @@ Status build_landlock_jail(RunPlan& plan, const RunOptions& opts, const presets:
                            const HostSnapshot& snap) {
   plan.soft_agent_dirs.clear();
   RF_TRY(add_landlock_jail(plan, opts, agent, abi, snap.cwd));
+  RF_TRY(add_landlock_toolchains(plan, opts, snap));
   add_network_without_namespace(plan, opts, "at the landlock level", snap);
   note_tmpfs_limit(plan, "at the landlock level");
   return {};

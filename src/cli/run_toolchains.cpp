@@ -77,9 +77,17 @@ struct Planner {
   bool on;
   std::vector<FsOp> ops;  // inserted before the project's bind
   std::vector<std::string> bound_dests;
+  bool landlock = false;  // Landlock rules (read, execute) instead of binds
 
-  // Inside the sandbox at `path`: something the plan binds there (not the throwaway HOME itself).
+  // Inside the sandbox at `path`: something the plan binds there (not the throwaway HOME itself);
+  // at the landlock level, a path a rule lets the command read.
   bool visible(const std::string& path) const {
+    if (landlock) {
+      return std::any_of(plan.spec.landlock_rules.begin(), plan.spec.landlock_rules.end(),
+                         [&](const auto& r) {
+                           return (r.rights & spec::Spec::FsRule::Read) && base::is_under(path, r.path);
+                         });
+    }
     for (const auto& o : plan.spec.fs_ops) {
       const bool bind = o.kind == OpKind::Bind || o.kind == OpKind::RoBind || o.kind == OpKind::Symlink;
       if (!bind || (o.kind == OpKind::Bind && o.source.empty() && o.dest == home)) continue;
@@ -126,7 +134,26 @@ struct Planner {
     }
   }
 
+  // A folder granted read and execute; one that holds a credential file is not (a rule cannot
+  // leave a file out), with a note.
+  void grant(const std::string& path) {
+    for (const char* rel : kCredentialFiles) {
+      glob_t g{};
+      const bool found = ::glob((path + "/" + rel).c_str(), GLOB_NOSORT, nullptr, &g) == 0 && g.gl_pathc > 0;
+      ::globfree(&g);
+      if (found) {
+        plan.notes.push_back("toolchains: " + shown(path) + " not granted at the landlock level: it holds " +
+                             rel + ", which a Landlock rule cannot leave out");
+        return;
+      }
+    }
+    plan.spec.landlock_rules.push_back({path, spec::Spec::FsRule::Read | spec::Spec::FsRule::Execute, true});
+    plan.toolchains.push_back(shown(path));
+    if (base::components(path).back() == "bin") follow_links(path);
+  }
+
   void bind(const std::string& source, const std::string& beneath, const std::string& dest) {
+    if (landlock) return grant(source);
     FsOp o;
     o.kind = OpKind::RoBind;
     o.source = source;
@@ -246,30 +273,58 @@ bool given_by_env(const RunOptions& opts, const std::string& name) {
                      [&](const std::string& e) { return e == name || e.starts_with(name + "="); });
 }
 
+// The home's well-known toolchains and the folders the root variables name.
+void plan_roots(Planner& p, const HostSnapshot& snap) {
+  RunPlan& plan = p.plan;
+  const std::string& home = p.home;
+  for (const char* rel : kWellKnown) {
+    const std::string path = home + "/" + rel;
+    struct stat st {};
+    if (::lstat(path.c_str(), &st) != 0) continue;
+    if (std::string why = p.home_dir(path, true); !why.empty())
+      plan.notes.push_back("toolchains: " + p.shown(path) + " not bound: " + why);
+  }
+  for (const auto& v : kRootVars) {
+    auto value = snap.env(v.name);
+    if (!value || !value->starts_with('/')) continue;
+    const std::string root = base::normalize(*value);
+    const std::string path = *v.bound ? root + "/" + v.bound : root;
+    if (!is_dir(path)) continue;
+    if (std::string why = p.dir(path, true); !why.empty())
+      plan.notes.push_back(std::string("toolchains: ") + v.name + " names " + p.shown(path) +
+                           ", not bound: " + why);
+  }
+}
+
+// The variables the tools need, when what they name is inside.
+void plan_variables(Planner& p, const HostSnapshot& snap) {
+  RunPlan& plan = p.plan;
+  const std::string& home = p.home;
+  // A root's path when it is inside; CARGO_HOME also when it is below the home (the throwaway
+  // HOME holds its registry cache, its bin bound over).
+  for (const auto& v : kRootVars) {
+    auto value = snap.env(v.name);
+    if (!value || !value->starts_with('/')) continue;
+    const std::string root = base::normalize(*value);
+    const bool below_home = base::is_under(root, home) && root != home;
+    if (p.visible(root) || (!p.landlock && std::string(v.name) == "CARGO_HOME" && below_home))
+      plan.toolchain_env.emplace_back(v.name, *value);
+  }
+  for (const char* name : kPathVars) {
+    auto value = snap.env(name);
+    if (value && value->starts_with('/') && p.visible(base::normalize(*value)))
+      plan.toolchain_env.emplace_back(name, *value);
+  }
+  for (const char* name : kPlainVars)
+    if (auto value = snap.env(name); value && !value->empty()) plan.toolchain_env.emplace_back(name, *value);
+}
+
 }  // namespace
 
 Status add_toolchains(RunPlan& plan, const RunOptions& opts, const HostSnapshot& snap) {
   const std::string home = plan.home_inside;
   Planner p{plan, home, opts.toolchains.value_or("auto") != "off", {}, {}};
-  if (p.on) {
-    for (const char* rel : kWellKnown) {
-      const std::string path = home + "/" + rel;
-      struct stat st {};
-      if (::lstat(path.c_str(), &st) != 0) continue;
-      if (std::string why = p.home_dir(path, true); !why.empty())
-        plan.notes.push_back("toolchains: " + p.shown(path) + " not bound: " + why);
-    }
-    for (const auto& v : kRootVars) {
-      auto value = snap.env(v.name);
-      if (!value || !value->starts_with('/')) continue;
-      const std::string root = base::normalize(*value);
-      const std::string path = *v.bound ? root + "/" + v.bound : root;
-      if (!is_dir(path)) continue;
-      if (std::string why = p.dir(path, true); !why.empty())
-        plan.notes.push_back(std::string("toolchains: ") + v.name + " names " + p.shown(path) +
-                             ", not bound: " + why);
-    }
-  }
+  if (p.on) plan_roots(p, snap);
   if (auto path = given_path(opts, snap)) {
     std::vector<std::string> kept;
     for (const auto& entry : base::split(*path, ':')) {
@@ -295,23 +350,7 @@ Status add_toolchains(RunPlan& plan, const RunOptions& opts, const HostSnapshot&
     for (std::size_t i = 0; i < kept.size(); ++i) value += (i ? ":" : "") + kept[i];
     plan.path_inside = value;
   }
-  // Variables: a root's path when it is inside; CARGO_HOME also when it is below the home (the
-  // throwaway HOME holds its registry cache, its bin bound over).
-  for (const auto& v : kRootVars) {
-    auto value = snap.env(v.name);
-    if (!value || !value->starts_with('/')) continue;
-    const std::string root = base::normalize(*value);
-    const bool below_home = base::is_under(root, home) && root != home;
-    if (p.visible(root) || (std::string(v.name) == "CARGO_HOME" && below_home))
-      plan.toolchain_env.emplace_back(v.name, *value);
-  }
-  for (const char* name : kPathVars) {
-    auto value = snap.env(name);
-    if (value && value->starts_with('/') && p.visible(base::normalize(*value)))
-      plan.toolchain_env.emplace_back(name, *value);
-  }
-  for (const char* name : kPlainVars)
-    if (auto value = snap.env(name); value && !value->empty()) plan.toolchain_env.emplace_back(name, *value);
+  plan_variables(p, snap);
   // Before the project's bind: the project, its .git and the caller's binds stay on top.
   auto& all = plan.spec.fs_ops;
   auto at = std::find_if(all.begin(), all.end(), [&](const FsOp& o) {
@@ -319,6 +358,31 @@ Status add_toolchains(RunPlan& plan, const RunOptions& opts, const HostSnapshot&
            o.dest == plan.project;
   });
   all.insert(at, p.ops.begin(), p.ops.end());
+  return {};
+}
+
+Status add_landlock_toolchains(RunPlan& plan, const RunOptions& opts, const HostSnapshot& snap) {
+  const std::string home = plan.home_inside;
+  Planner p{plan, home, opts.toolchains.value_or("auto") != "off", {}, {}, true};
+  if (!p.on) return {};
+  plan_roots(p, snap);
+  if (auto path = given_path(opts, snap)) {
+    for (const auto& e : base::split(*path, ':')) {
+      if (!e.starts_with('/')) continue;
+      const std::string norm = base::normalize(e);
+      std::string why = p.dir(norm, false);
+      if (!why.empty() && why != "it does not exist on the host")
+        plan.notes.push_back("toolchains: PATH entry " + p.shown(norm) + " not granted: " + why);
+    }
+  }
+  plan_variables(p, snap);
+  // HOME is the throwaway directory's own path here: rustup and pyenv, which look below HOME
+  // unless told, are told where the host's are.
+  auto granted = [&](const std::string& d) { return p.visible(d) && is_dir(d); };
+  if (!snap.env("RUSTUP_HOME") && granted(home + "/.rustup"))
+    plan.toolchain_env.emplace_back("RUSTUP_HOME", home + "/.rustup");
+  if (!snap.env("PYENV_ROOT") && granted(home + "/.pyenv"))
+    plan.toolchain_env.emplace_back("PYENV_ROOT", home + "/.pyenv");
   return {};
 }
 

@@ -18,6 +18,10 @@ namespace rf::cli {
 // covered; the PATH the command gets (plan.path_inside, without the entries still missing inside)
 // and the variables the tools need (plan.toolchain_env).
 base::Status add_toolchains(RunPlan& plan, const RunOptions& opts, const HostSnapshot& snap);
+// The landlock level: the same folders granted read and execute (not one holding a credential
+// file: a rule cannot leave it out), the variables; RUSTUP_HOME and PYENV_ROOT set to the home's
+// when unset (HOME is the throwaway directory's path there). PATH is left as it is.
+base::Status add_landlock_toolchains(RunPlan& plan, const RunOptions& opts, const HostSnapshot& snap);
 // After the environment is built, at every level: the pruned PATH and the toolchain variables
 // set (an --env of the same name wins), and plan.missing_command_hint.
 void apply_toolchains(RunPlan& plan, const RunOptions& opts, const HostSnapshot& snap);

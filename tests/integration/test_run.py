@@ -723,6 +723,10 @@ def toolchains_of_the_home(ctx):
           f"the message says where it is: {r.stderr!r}")
     r = e.run(["--dry-run", "--", "true"], env={"PATH": path})
     check("toolchain (read-only): ~/.local/bin\n" in r.stdout, f"the dry run lists it: {r.stdout!r}")
+    # The landlock level grants the same folders read and execute (where the host reaches it).
+    r = e.run(["--level", "landlock", "--", "sh", "-c", "rftool; rfapp"], env={"PATH": path})
+    if r.stderr.startswith("ringfence: level landlock"):
+        check_eq((r.returncode, r.stdout), (0, "rftool-ran\nrfapp-ran\n"), f"landlock: {r.stderr!r}")
 
 
 def mounted_srv(ctx):

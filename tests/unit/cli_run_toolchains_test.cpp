@@ -377,3 +377,27 @@ TEST_CASE("gitconfig: [include] paths are followed and filtered alike, includeIf
   CHECK(loop->home_files.empty());
   CHECK(rf::test::has_note(*loop, "includes nested more than 10 deep"));
 }
+
+TEST_CASE("toolchains at the landlock level: rules, no folder holding a credential file, the roots told") {
+  Tree t;
+  mkdirs(t.home + "/.local/bin");
+  mkdirs(t.home + "/.rustup/toolchains");
+  mkdirs(t.home + "/.nvm");
+  write(t.home + "/.nvm/.npmrc", "//r/:_authToken=x\n");
+  RunOptions o = rf::test::plain_run(t.proj);
+  const std::string path = t.home + "/.local/bin:" + t.home + "/gone:/usr/bin";
+  auto p = rf::cli::plan_run(o, rf::test::host_at(Level::Landlock), t.snapshot(path));
+  REQUIRE_MESSAGE(p, (p ? "" : p.error().message()));
+  using Rule = rf::spec::Spec::FsRule;
+  CHECK(rf::test::rights_of(*p, t.home + "/.local/bin") == (Rule::Read | Rule::Execute));
+  CHECK(rf::test::rights_of(*p, t.home + "/.rustup") == (Rule::Read | Rule::Execute));
+  CHECK(rf::test::rights_of(*p, t.home + "/.nvm") == -1);
+  CHECK(rf::test::has_note(*p, "~/.nvm not granted at the landlock level: it holds .npmrc"));
+  CHECK(env_of(*p, "RUSTUP_HOME") == t.home + "/.rustup");
+  CHECK(env_of(*p, "PATH") == path);  // the host's tree is there: nothing dropped
+  o.toolchains = "off";
+  auto off = rf::cli::plan_run(o, rf::test::host_at(Level::Landlock), t.snapshot(path));
+  REQUIRE(off);
+  CHECK(rf::test::rights_of(*off, t.home + "/.local/bin") == -1);
+  CHECK(!env_of(*off, "RUSTUP_HOME"));
+}
