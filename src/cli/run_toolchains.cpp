@@ -335,7 +335,11 @@ Status add_toolchains(RunPlan& plan, const RunOptions& opts, const HostSnapshot&
       }
       const std::string norm = base::normalize(e);
       std::string why = p.dir(norm, false);
-      if (why.empty()) {
+      // Missing on the host but in a place the command can write (the project, the throwaway
+      // HOME): kept, for what is installed there inside (pip install --user, npm's .bin).
+      const bool writable_place =
+          base::is_under(norm, plan.project) || (base::is_under(norm, home) && norm != home);
+      if (why.empty() || (why == "it does not exist on the host" && writable_place)) {
         kept.push_back(e);
         continue;
       }

@@ -706,7 +706,7 @@ def toolchains_of_the_home(ctx):
     write_file(os.path.join(e.home, ".cargo", "credentials.toml"), "token = 'CARGO-CANARY'\n")
     write_file(os.path.join(e.home, ".nvm", ".npmrc"), "//r/:_authToken=NPM-CANARY\n")
     chown_tree(ctx, e.home)
-    path = f"{e.home}/.local/bin:{e.home}/.cargo/bin:{e.home}/no-such-bin:/usr/bin:/bin"
+    path = f"{e.home}/.local/bin:{e.home}/.cargo/bin:/nonexistent-rf/bin:/usr/bin:/bin"
     r = e.sh('rftool; rfapp; touch "$HOME/.local/bin/x" 2>/dev/null || echo bin-ro; '
              'cat "$HOME/.cargo/credentials.toml" 2>/dev/null || echo no-cargo-creds; '
              'echo "npmrc[$(cat "$HOME/.nvm/.npmrc")]"; echo "PATH=$PATH"', env={"PATH": path})
@@ -714,7 +714,7 @@ def toolchains_of_the_home(ctx):
     for want in ("rftool-ran\n", "rfapp-ran\n", "bin-ro\n", "no-cargo-creds\n", "npmrc[]\n",
                  f"PATH={e.home}/.local/bin:{e.home}/.cargo/bin:/usr/bin:/bin\n"):
         check(want in r.stdout, f"{want!r} in {r.stdout!r}")
-    check("ringfence: PATH entries not inside the sandbox: ~/no-such-bin\n" in r.stderr,
+    check("ringfence: PATH entries not inside the sandbox: /nonexistent-rf/bin\n" in r.stderr,
           f"the dropped entry is said once: {r.stderr!r}")
     r = e.run(["--toolchains", "off", "--", "rftool"], env={"PATH": path})
     check_eq(r.returncode, 127, f"--toolchains off: not found: {r.stderr!r}")
