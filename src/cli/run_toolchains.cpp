@@ -188,6 +188,9 @@ struct Planner {
         continue;
       std::string folder = base::parent(buf);
       if (base::components(folder).empty()) continue;
+      // A link to a file already inside (another name in the same folder, as rustup's proxies,
+      // or /usr/bin): nothing to add.
+      if (folder == dir || visible(buf)) continue;
       if (base::components(folder).back() == "bin") folder = base::parent(folder);
       if (std::find(targets.begin(), targets.end(), folder) == targets.end()) targets.push_back(folder);
     }

@@ -340,6 +340,11 @@ TEST_CASE("toolchains: a link in a bound bin folder brings its target's folder (
   REQUIRE(::symlink("../share/pipx/venvs/black/bin/black", (t.home + "/.local/bin/black").c_str()) == 0);
   REQUIRE(::symlink("/usr/bin/env", (t.home + "/.local/bin/env").c_str()) == 0);  // inside already
   REQUIRE(::symlink(t.home.c_str(), (t.home + "/.local/bin/home").c_str()) == 0);
+  // As rustup's proxies: links to another name in the same bin folder bring nothing.
+  mkdirs(t.home + "/.cargo/bin");
+  write(t.home + "/.cargo/bin/rustup", "ELF");
+  write(t.home + "/.cargo/credentials.toml", "token\n");
+  REQUIRE(::symlink("rustup", (t.home + "/.cargo/bin/cargo").c_str()) == 0);
   auto p = plan(t, t.snapshot(t.home + "/.local/bin:/usr/bin"));
   REQUIRE_MESSAGE(p, (p ? "" : p.error().message()));
   const auto* v = op_at(*p, t.home + "/.local/share/claude/versions", OpKind::RoBind);
@@ -349,6 +354,8 @@ TEST_CASE("toolchains: a link in a bound bin folder brings its target's folder (
   CHECK(!op_at(*p, "/usr/bin"));  // the link to /usr/bin/env: inside already
   CHECK(!op_at(*p, t.base, OpKind::RoBind));
   CHECK(rf::test::has_note(*p, "toolchains: " + t.base + " (links in ~/.local/bin lead there) not bound"));
+  CHECK(op_at(*p, t.home + "/.cargo/bin", OpKind::RoBind));
+  CHECK(!op_at(*p, t.home + "/.cargo"));
 }
 
 TEST_CASE("gitconfig: [include] paths are followed and filtered alike, includeIf is not") {
