@@ -135,6 +135,11 @@ int run_native_run(const rf::cli::RunOptions& opts) {
              : plan->settings.network ? std::string("on")
                                       : std::string("off")) +
             ", seccomp " + plan->settings.seccomp + unenforced);
+  if (!plan->path_dropped.empty()) {
+    std::string dropped;
+    for (const auto& d : plan->path_dropped) dropped += (dropped.empty() ? "" : ", ") + d;
+    log::info("PATH entries not inside the sandbox: " + dropped);
+  }
   if (plan->settings.network && !plan->spec.supervision.connect.enabled)
     log::warning("network on: the connect policy is not enforced; cloud metadata endpoints are reachable");
   std::size_t project_masked = 0;
@@ -190,6 +195,7 @@ int run_native_run(const rf::cli::RunOptions& opts) {
     log::error(cmd +
                (not_found ? " was not found in the sandbox: " : " could not be executed in the sandbox: ") +
                r->exec_failure);
+    if (not_found && !plan->missing_command_hint.empty()) log::info(plan->missing_command_hint);
     return not_found ? rf::cli::kExitNotFound : rf::cli::kExitCannotExec;
   }
   if (r->timed_out) {

@@ -147,6 +147,10 @@ void add_run(CLI::App& app, NativeCommand& out) {
       ->delimiter(',');
   run->add_flag("--allow-listen", r.allow_listen,
                 "Network on: allow binding and listening on any address and abstract unix names");
+  opt(run, "--toolchains", r.toolchains,
+      "auto (default): bind the home's toolchains and PATH's folders read-only; off: none")
+      ->check(CLI::IsMember({"auto", "off"}))
+      ->type_name("auto|off");
   run->add_flag("--allow-unfiltered-network", r.allow_unfiltered_network,
                 "Network on without the connect policy (where the kernel cannot enforce it)");
   // Everything from the first word that is not an option on belongs to COMMAND.

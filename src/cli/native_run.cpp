@@ -26,6 +26,7 @@
 #include "run_etc.hpp"
 #include "run_fs.hpp"
 #include "run_landlock.hpp"
+#include "run_toolchains.hpp"
 
 namespace rf::cli {
 namespace {
@@ -313,6 +314,7 @@ Status build_kernel_jail(RunPlan& plan, const RunOptions& opts, const presets::A
   RF_TRY(add_home(plan, agent));
   RF_TRY(add_project(plan, opts));
   RF_TRY(add_extra_binds(plan, opts, snap.cwd));
+  RF_TRY(add_toolchains(plan, opts, snap));
   RF_TRY(add_project_masks(plan, opts));
   RF_TRY(add_workspace(plan, opts));
   if (plan.settings.network) add_connect_policy(plan, opts, snap);
@@ -342,6 +344,7 @@ RunOptions with_profile(RunOptions o, const Profile& p, const std::string& home)
   if (!o.require && p.require) o.require = std::string(presets::level_name(*p.require));
   if (!o.level && p.level) o.level = std::string(presets::level_name(*p.level));
   if (!o.allow_listen && p.allow_listen) o.allow_listen = *p.allow_listen;
+  if (!o.toolchains && p.toolchains) o.toolchains = *p.toolchains ? "auto" : "off";
   auto binds = [&home](const std::vector<BindSpec>& from, std::vector<std::string>& to) {
     std::vector<std::string> mine;
     for (const auto& b : from) mine.push_back(expand_home(b.source, home) + ":" + expand_home(b.dest, home));
@@ -424,6 +427,7 @@ Status build_landlock_jail(RunPlan& plan, const RunOptions& opts, const presets:
                            const HostSnapshot& snap) {
   plan.soft_agent_dirs.clear();
   RF_TRY(add_landlock_jail(plan, opts, agent, abi, snap.cwd));
+  RF_TRY(add_landlock_toolchains(plan, opts, snap));
   add_network_without_namespace(plan, opts, "at the landlock level", snap);
   note_tmpfs_limit(plan, "at the landlock level");
   return {};
@@ -622,6 +626,7 @@ Result<RunPlan> plan_run(const RunOptions& given, const HostFacts& host, const H
   s.supervision.watch_parent_process = true;
   if (plan.settings.timeout) s.supervision.timeout_ms = *plan.settings.timeout * 1000;
   RF_TRY(plan_host_paths(plan, opts, *agent, host, snap));
+  RF_TRY(add_gitconfig(plan, snap));
 
   const std::vector<std::string>& host_env = snap.environment;
   plan.dropped_env = presets::dropped_variables(host_env, *agent, opts.env);
@@ -630,6 +635,7 @@ Result<RunPlan> plan_run(const RunOptions& given, const HostFacts& host, const H
     auto eq = kv.find('=');
     s.env_ops.push_back({spec::EnvOp::Kind::Set, kv.substr(0, eq), kv.substr(eq + 1)});
   }
+  apply_toolchains(plan, opts, snap);
   // Network off: package managers are told so, and fail at once from their caches instead of
   // retrying a network that is not there (npm waits 70 s by default). --env wins.
   if (!plan.settings.network) {
@@ -774,6 +780,7 @@ std::string describe_plan(const RunPlan& plan) {
     at = end + 1;
     if (!l.starts_with("project: ") && !l.starts_with("network: ")) line(l);
   }
+  out += describe_toolchains(plan);
   for (const auto& m : plan.masked) line("masked: " + m);
   for (const auto& m : plan.unmasked) line("not masked (--unmask, or no secret in it at the start): " + m);
   for (const auto& c : plan.copies) line("copied into home: " + c.host + (c.copy_back ? " (and back)" : ""));

@@ -224,26 +224,24 @@ void read_filesystem(Checker& c, const toml::table& t, Profile& out) {
           c.fail(el.source(), quoted(what) + " entry " + quoted(s) + ": " + b.error().message());
         }
       });
-    } else if (k == "mask") {
+    } else if (k == "mask" || k == "unmask") {
+      auto& list = k == "mask" ? out.mask : out.unmask;
       strings_of(c, v, what, [&](const std::string& s, const toml::node& el) {
         auto ok = presets::check_mask_pattern(s);
         if (ok) {
-          out.mask.push_back(s);
+          list.push_back(s);
         } else {
           c.fail(el.source(), quoted(what) + ": " + ok.error().message());
         }
       });
-    } else if (k == "unmask") {
-      strings_of(c, v, what, [&](const std::string& s, const toml::node& el) {
-        auto ok = presets::check_mask_pattern(s);
-        if (ok) {
-          out.unmask.push_back(s);
-        } else {
-          c.fail(el.source(), quoted(what) + ": " + ok.error().message());
-        }
-      });
+    } else if (k == "toolchains") {
+      const auto* s = v.as_string();
+      if (s && (s->get() == "auto" || s->get() == "off"))
+        out.toolchains = s->get() == "auto";
+      else
+        c.fail(v.source(), quoted(what) + " must be \"auto\" or \"off\", not " + shown(v));
     } else {
-      unknown_key(c, k, "filesystem", "bind, ro_bind, mask, unmask");
+      unknown_key(c, k, "filesystem", "bind, ro_bind, mask, unmask, toolchains");
     }
   }
 }

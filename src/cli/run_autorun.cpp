@@ -131,10 +131,35 @@ std::vector<std::string> refuse_new_commondir(const RunPlan& plan) {
           "): it points git at another directory and its config; remove it before running git there"};
 }
 
+// The same for the git directories outside the project that had no commondir (a worktree's
+// common directory, a submodule's directory): one there now was made inside, and is moved aside.
+void refuse_outside_commondirs(const RunPlan& plan, std::vector<std::string>& lines) {
+  for (const auto& dir : plan.git_watch_commondir) {
+    base::UniqueFd git(::open(dir.c_str(), O_PATH | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC));
+    struct stat st {};
+    if (!git.valid() || ::fstatat(git.get(), "commondir", &st, AT_SYMLINK_NOFOLLOW) != 0) continue;
+    std::string moved;
+    for (int n = 0; n < 100 && moved.empty(); ++n) {
+      std::string to = "commondir.refused" + (n ? "." + std::to_string(n) : std::string());
+      if (::renameat2(git.get(), "commondir", git.get(), to.c_str(), RENAME_NOREPLACE) == 0)
+        moved = to;
+      else if (errno != EEXIST)
+        break;
+    }
+    lines.push_back(dir +
+                    "/commondir was made in the sandbox (it points git at another directory and its "
+                    "config, which git on the host would take): " +
+                    (moved.empty() ? "it could not be moved away (" + std::string(std::strerror(errno)) +
+                                         "); remove it before running git there"
+                                   : "moved to " + moved + " in the same directory"));
+  }
+}
+
 }  // namespace
 
 std::vector<std::string> autorun_warnings(const RunPlan& plan) {
   std::vector<std::string> lines = refuse_new_commondir(plan);
+  refuse_outside_commondirs(plan, lines);
   if (!plan.autorun_scanned || !plan.settings.project_writable) return lines;
   std::map<std::string, RunPlan::Autorun> before;
   for (const auto& e : plan.autorun_before) before[e.rel] = e;

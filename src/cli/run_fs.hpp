@@ -59,8 +59,18 @@ base::Status add_workspace(RunPlan& plan, const RunOptions& opts);
 
 // run_git.cpp: .git a mount point (no rename, removal or replacement inside), its hooks, info,
 // modules, worktrees, config, commondir (and config.worktree where used) read-only, missing
-// directories made empty first; a link at any of them refuses the run.
+// directories made empty first; a link at any of them refuses the run. A .git file (a linked
+// worktree's or a submodule's) is read-only, and the git directories it leads to (checked by
+// check_git_dir) are bound at their own paths with the same protection.
 base::Status protect_git(RunPlan& plan);
+// The directory a gitfile's text ("gitdir: PATH\n") names, as written.
+base::Result<std::string> parse_gitfile(std::string_view text);
+// A git directory a gitfile or a commondir names (relative to `from`), normalized: refused unless
+// every component is no link, it is a directory owned by `owner` with a HEAD, and it is neither /
+// nor holds the home or the project. `what` names the file that named it, for messages.
+base::Result<std::string> check_git_dir(const std::string& given, const std::string& from, uid_t owner,
+                                        const std::string& project, const std::string& home,
+                                        const std::string& what);
 // The missing entries protect_git covers, made empty (by ThrowawayHome::prepare, not in a dry run).
 base::Status make_git_entries(RunPlan& plan);
 // run_autorun.cpp: the files of the project host tools run later, as they are before the start

@@ -208,6 +208,13 @@ Status ThrowawayHome::prepare() {
       ::mkdir(dir.c_str(), 0700);  // single level in practice: agent files sit at the top
     RF_TRY(copy_file(c.host, to, 0600));
   }
+  // Files the plan wrote (the filtered gitconfig): the sandbox's own, never copied back.
+  for (const auto& f : plan.home_files) {
+    const std::string to = plan.home_host + "/" + f.rel;
+    base::UniqueFd fd(::open(to.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0644));
+    if (!fd.valid()) return base::errno_error("cannot create " + to);
+    if (auto w = base::write_all(fd.get(), f.text); !w) return w.error().reworded("cannot write " + to);
+  }
   return {};
 }
 

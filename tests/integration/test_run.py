@@ -814,5 +814,189 @@ def signals_and_parent(ctx):
     check_eq(left, [], "the sandbox does not outlive the process that started ringfence")
 
 
+def chown_tree(ctx, top):
+    uid = 65534 if ctx.unpriv else 0
+    os.lchown(top, uid, uid)
+    for root, dirs, fs in os.walk(top):
+        for n in dirs + fs:
+            os.lchown(os.path.join(root, n), uid, uid)
+
+
+def write_file(path, text, mode=0o644):
+    os.makedirs(os.path.dirname(path), exist_ok=True)
+    with open(path, "w") as f:
+        f.write(text)
+    os.chmod(path, mode)
+
+
+@suite.case()
+def toolchains_of_the_home(ctx):
+    """A tool in ~/.local/bin runs inside (read-only there); a credentials file in a bound
+    toolchain folder reads as empty, ~/.cargo's is absent; missing PATH entries are dropped and
+    listed; with --toolchains off the tool is not found, and the message says where it is."""
+    e = Env(ctx)
+    write_file(os.path.join(e.home, ".local", "bin", "rftool"), "#!/bin/sh\necho rftool-ran\n", 0o755)
+    # As Claude Code's installer: a link in ~/.local/bin to a versioned file elsewhere in the home.
+    write_file(os.path.join(e.home, ".local", "share", "rfapp", "versions", "1.2"), "#!/bin/sh\necho rfapp-ran\n",
+               0o755)
+    os.symlink(os.path.join(e.home, ".local", "share", "rfapp", "versions", "1.2"),
+               os.path.join(e.home, ".local", "bin", "rfapp"))
+    write_file(os.path.join(e.home, ".cargo", "bin", "cargo-x"), "#!/bin/sh\n", 0o755)
+    write_file(os.path.join(e.home, ".cargo", "credentials.toml"), "token = 'CARGO-CANARY'\n")
+    write_file(os.path.join(e.home, ".nvm", ".npmrc"), "//r/:_authToken=NPM-CANARY\n")
+    chown_tree(ctx, e.home)
+    path = f"{e.home}/.local/bin:{e.home}/.cargo/bin:/nonexistent-rf/bin:/usr/bin:/bin"
+    r = e.sh('rftool; rfapp; touch "$HOME/.local/bin/x" 2>/dev/null || echo bin-ro; '
+             'cat "$HOME/.cargo/credentials.toml" 2>/dev/null || echo no-cargo-creds; '
+             'echo "npmrc[$(cat "$HOME/.nvm/.npmrc")]"; echo "PATH=$PATH"', env={"PATH": path})
+    check_eq(r.returncode, 0, f"the run: {r.stderr!r}")
+    for want in ("rftool-ran\n", "rfapp-ran\n", "bin-ro\n", "no-cargo-creds\n", "npmrc[]\n",
+                 f"PATH={e.home}/.local/bin:{e.home}/.cargo/bin:/usr/bin:/bin\n"):
+        check(want in r.stdout, f"{want!r} in {r.stdout!r}")
+    check("ringfence: PATH entries not inside the sandbox: /nonexistent-rf/bin\n" in r.stderr,
+          f"the dropped entry is said once: {r.stderr!r}")
+    r = e.run(["--toolchains", "off", "--", "rftool"], env={"PATH": path})
+    check_eq(r.returncode, 127, f"--toolchains off: not found: {r.stderr!r}")
+    check(f"ringfence: rftool is {e.home}/.local/bin/rftool on the host, outside the sandbox; "
+          f"--toolchains auto binds ~/.local/bin, or --ro-bind {e.home}/.local/bin\n" in r.stderr,
+          f"the message says where it is: {r.stderr!r}")
+    r = e.run(["--dry-run", "--", "true"], env={"PATH": path})
+    check("toolchain (read-only): ~/.local/bin\n" in r.stdout, f"the dry run lists it: {r.stdout!r}")
+    # The landlock level grants the same folders read and execute (where the host reaches it).
+    r = e.run(["--level", "landlock", "--", "sh", "-c", "rftool; rfapp"], env={"PATH": path})
+    if r.stderr.startswith("ringfence: level landlock"):
+        check_eq((r.returncode, r.stdout), (0, "rftool-ran\nrfapp-ran\n"), f"landlock: {r.stderr!r}")
+
+
+def mounted_srv(ctx):
+    """A tmpfs on /srv in this program's private mount namespace, for a PATH folder outside the home."""
+    subprocess.run(["mount", "-t", "tmpfs", "-o", "mode=755", "rf-srv", "/srv"], check=True)
+
+
+@suite.case()
+def toolchains_outside_the_home(ctx):
+    """A PATH folder outside the home and the system directories (/srv/tools/bin) is bound
+    read-only and its tool runs; a PATH folder in /tmp is not, and is dropped."""
+    if os.getuid() != 0:
+        raise Skip("mounting a tmpfs on /srv needs root")
+    e = Env(ctx)
+    mounted_srv(ctx)
+    try:
+        write_file("/srv/rf-tools/bin/rftool2", "#!/bin/sh\necho rftool2-ran\n", 0o755)
+        os.makedirs(os.path.join(e.base, "tmpbin"))
+        path = f"/srv/rf-tools/bin:{e.base}/tmpbin:/usr/bin:/bin"
+        r = e.sh('rftool2; touch /srv/rf-tools/bin/x 2>/dev/null || echo srv-ro; echo "PATH=$PATH"',
+                 env={"PATH": path})
+        check_eq(r.returncode, 0, f"the run: {r.stderr!r}")
+        check("rftool2-ran\n" in r.stdout and "srv-ro\n" in r.stdout, f"bound read-only: {r.stdout!r}")
+        check("PATH=/srv/rf-tools/bin:/usr/bin:/bin\n" in r.stdout, f"the /tmp folder is dropped: {r.stdout!r}")
+        check(f"PATH entries not inside the sandbox: {e.base}/tmpbin" in r.stderr, f"and said: {r.stderr!r}")
+    finally:
+        subprocess.run(["umount", "/srv"], check=True)
+
+
+GITCONFIG = """[user]
+\tname = Rf Tester
+\temail = rf@example.com
+[credential]
+\thelper = "!f() { echo HELPER-RAN >&2; echo password=CANARY-PW; }; f"
+[core]
+\tsshCommand = ssh -i /nonexistent/key
+\thooksPath = /nonexistent/hooks
+[alias]
+\tboom = "!echo ALIAS-RAN"
+\tst = status
+"""
+
+
+@suite.case()
+def git_identity_without_credentials(ctx):
+    """`git commit` inside takes the host's identity from a filtered ~/.gitconfig; its credential
+    helper, core.sshCommand, core.hooksPath and "!" aliases are not there; git config --global works."""
+    e = Env(ctx)
+    write_file(os.path.join(e.home, ".gitconfig"), GITCONFIG)
+    chown_tree(ctx, e.home)
+    r = e.sh('git init -q repo && cd repo && git commit -q --allow-empty -m inside && '
+             'git log -1 --format="%an <%ae>"; git config --global --get credential.helper || echo no-helper; '
+             'git config --global --get core.sshCommand || echo no-ssh; '
+             'git config --global --get core.hooksPath || echo no-hookspath; '
+             'git config --global --get alias.boom || echo no-bang-alias; git config --global alias.st; '
+             'git config --global rf.set yes && echo config-global-ok')
+    check_eq(r.returncode, 0, f"the run: {r.stderr!r}")
+    for want in ("Rf Tester <rf@example.com>\n", "no-helper\n", "no-ssh\n", "no-hookspath\n",
+                 "no-bang-alias\n", "status\n", "config-global-ok\n"):
+        check(want in r.stdout, f"{want!r} in {r.stdout!r}")
+    check("HELPER-RAN" not in r.stderr + r.stdout, "the credential helper never ran")
+    with open(os.path.join(e.home, ".gitconfig")) as f:
+        check_eq(f.read(), GITCONFIG, "the host's gitconfig is untouched")
+
+
+def host_git(ctx, *args, cwd=None):
+    """git on the host as the case's user (files owned by it)."""
+    argv = (SETPRIV if ctx.unpriv else []) + ["git", "-c", "user.name=Host", "-c", "user.email=h@x",
+                                               "-c", "protocol.file.allow=always"] + list(args)
+    r = subprocess.run(argv, cwd=cwd, capture_output=True, text=True, env={"PATH": "/usr/bin:/bin", "HOME": "/"})
+    check_eq(r.returncode, 0, f"host git {args}: {r.stderr}")
+    return r.stdout
+
+
+@suite.case()
+def worktree_project_commits(ctx):
+    """A linked worktree is a project: a commit inside reaches the main repository; the main
+    repository's hooks and config stay read-only; a commondir made there is moved aside."""
+    e = Env(ctx)
+    write_file(os.path.join(e.home, ".gitconfig"), "[user]\n\tname = In\n\temail = i@x\n")
+    chown_tree(ctx, e.home)
+    main = os.path.join(e.base, "main")
+    os.makedirs(main)
+    chown_tree(ctx, main)
+    host_git(ctx, "init", "-q", "-b", "main", main)
+    host_git(ctx, "commit", "-q", "--allow-empty", "-m", "first", cwd=main)
+    wt = os.path.join(e.base, "wt")
+    host_git(ctx, "worktree", "add", "-q", "-b", "feature", wt, cwd=main)
+    r = e.sh('git commit -q --allow-empty -m from-inside && echo committed; '
+             f'echo evil > {main}/.git/hooks/pre-commit 2>/dev/null || echo hooks-ro; '
+             f'echo "[core]" >> {main}/.git/config 2>/dev/null || echo config-ro; '
+             f'echo x > {main}/.git/commondir',
+             "--project", wt, cwd=wt)
+    check_eq(r.returncode, 0, f"the run: {r.stderr!r}")
+    for want in ("committed\n", "hooks-ro\n", "config-ro\n"):
+        check(want in r.stdout, f"{want!r} in {r.stdout!r}: {r.stderr!r}")
+    check_eq(host_git(ctx, "log", "-1", "--format=%s", "feature", cwd=main), "from-inside\n",
+             "the commit is in the main repository")
+    check(not os.path.exists(os.path.join(main, ".git", "hooks", "pre-commit")), "no hook was planted")
+    check(not os.path.exists(os.path.join(main, ".git", "commondir")), "the planted commondir is moved aside")
+    check(f"{main}/.git/commondir was made in the sandbox" in r.stderr, f"and said: {r.stderr!r}")
+
+
+@suite.case()
+def submodule_project_commits(ctx):
+    """A submodule checkout (.git: "gitdir: ../.git/modules/NAME") is a project: a commit inside
+    reaches the submodule's repository, whose hooks stay read-only."""
+    e = Env(ctx)
+    write_file(os.path.join(e.home, ".gitconfig"), "[user]\n\tname = In\n\temail = i@x\n")
+    chown_tree(ctx, e.home)
+    origin, sup = os.path.join(e.base, "origin"), os.path.join(e.base, "super")
+    os.makedirs(origin)
+    os.makedirs(sup)
+    chown_tree(ctx, origin)
+    chown_tree(ctx, sup)
+    host_git(ctx, "init", "-q", origin)
+    host_git(ctx, "commit", "-q", "--allow-empty", "-m", "first", cwd=origin)
+    host_git(ctx, "init", "-q", sup)
+    host_git(ctx, "submodule", "add", "-q", origin, "mod", cwd=sup)
+    mod = os.path.join(sup, "mod")
+    with open(os.path.join(mod, ".git")) as f:
+        check(f.read().startswith("gitdir: ../.git/modules/mod"), "a submodule's gitfile")
+    r = e.sh('git commit -q --allow-empty -m sub-inside && echo committed; '
+             f'echo evil > {sup}/.git/modules/mod/hooks/pre-commit 2>/dev/null || echo hooks-ro',
+             "--project", mod, cwd=mod)
+    check_eq(r.returncode, 0, f"the run: {r.stderr!r}")
+    check("committed\n" in r.stdout and "hooks-ro\n" in r.stdout, f"{r.stdout!r}: {r.stderr!r}")
+    check_eq(host_git(ctx, "log", "-1", "--format=%s", cwd=mod), "sub-inside\n", "the commit is in the submodule")
+    check(not os.path.exists(os.path.join(sup, ".git", "modules", "mod", "hooks", "pre-commit")),
+          "no hook was planted")
+
+
 if __name__ == "__main__":
     sys.exit(suite.main())

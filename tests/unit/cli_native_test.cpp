@@ -37,6 +37,9 @@ TEST_CASE("run: options, then COMMAND after -- or at the first non-option word")
   auto l = parse_native({"run", "--network", "on", "--allow-listen", "--", "true"});
   REQUIRE(l);
   CHECK(l->run.allow_listen);
+  auto tc = parse_native({"run", "--toolchains", "off", "--", "true"});
+  REQUIRE(tc);
+  CHECK(tc->run.toolchains == "off");
   // No "--": everything from the first word that is not an option belongs to COMMAND.
   auto q = parse_native({"run", "--dry-run", "ls", "-la", "--preset", "x"});
   REQUIRE(q);
@@ -56,6 +59,7 @@ TEST_CASE("run: bad values are usage errors naming the option") {
         std::string::npos);
   CHECK(err({"run", "--timeout", "0", "--", "true"}).find("--timeout") != std::string::npos);
   CHECK(err({"run", "--timeout", "x", "--", "true"}).find("--timeout") != std::string::npos);
+  CHECK(err({"run", "--toolchains", "some", "--", "true"}).find("--toolchains") != std::string::npos);
   // A mistyped option where COMMAND would start: named, with the closest option.
   CHECK(err({"run", "--netwrok", "off", "--", "true"}) ==
         "run: unknown option --netwrok (did you mean --network?)");

@@ -151,7 +151,7 @@ TEST_CASE("profile: unknown keys, with their position") {
         "p.toml:3:3: unknown key \"netwrok\" in [toggles] (valid: fs_jail, network, edits, shell, "
         "web_search, new_session, timeout, keep_home)");
   CHECK(error_of("[filesystem]\nbinds = []\n") ==
-        "p.toml:2:1: unknown key \"binds\" in [filesystem] (valid: bind, ro_bind, mask, unmask)");
+        "p.toml:2:1: unknown key \"binds\" in [filesystem] (valid: bind, ro_bind, mask, unmask, toolchains)");
   CHECK(error_of("[env]\nunset = []\n") == "p.toml:2:1: unknown key \"unset\" in [env] (valid: pass, set)");
   CHECK(error_of("[network]\nallowed = []\n") ==
         "p.toml:2:1: unknown key \"allowed\" in [network] (valid: allow, deny, allow_listen, allow_hosts, "
@@ -346,4 +346,17 @@ TEST_CASE("profile file: non-ASCII text only in strings and comments") {
   auto ok = rf::cli::parse_profile("# caf\xc3\xa9\n[filesystem]\nmask = [\"caf\xc3\xa9.env\", 'x\xc3\xa9']\n",
                                    "p.toml");
   CHECK(ok);
+}
+
+TEST_CASE("profile: [filesystem] toolchains is auto or off") {
+  auto on = rf::cli::parse_profile("[filesystem]\ntoolchains = \"auto\"\n", "p.toml");
+  REQUIRE(on);
+  CHECK(on->toolchains == true);
+  auto off = rf::cli::parse_profile("[filesystem]\ntoolchains = \"off\"\n", "p.toml");
+  REQUIRE(off);
+  CHECK(off->toolchains == false);
+  auto bad = rf::cli::parse_profile("[filesystem]\ntoolchains = \"some\"\n", "p.toml");
+  REQUIRE(!bad);
+  CHECK(bad.error().message() ==
+        "p.toml:2:14: \"filesystem.toolchains\" must be \"auto\" or \"off\", not \"some\"");
 }

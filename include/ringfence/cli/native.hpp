@@ -75,6 +75,7 @@ struct RunOptions {
   bool allow_unfiltered_network = false;  // network on without the connect policy
   bool allow_listen = false;              // network on: bind/listen on any address
   bool new_session = false;
+  std::optional<std::string> toolchains;  // auto (default) | off
   std::vector<std::string> command;
 };
 

@@ -50,8 +50,29 @@ struct RunPlan {
   struct GitEntry {
     std::string path;
     bool dir = false;
+    std::string top;  // the git directory it lies in (empty: the project's .git)
   };
   std::vector<GitEntry> git_make;
+  // A worktree's or a submodule's git directories outside the project, bound with the .git
+  // protection (run_git.cpp); those without a commondir, watched for one made inside.
+  std::vector<std::string> git_dirs_outside;
+  std::vector<std::string> git_watch_commondir;
+  // Toolchains (run_toolchains.cpp): the directories bound read-only, the PATH the command gets
+  // (its entries missing inside dropped, listed in path_dropped) and the variables they need.
+  std::vector<std::string> toolchains;
+  std::optional<std::string> path_inside;
+  std::vector<std::string> path_dropped;
+  std::vector<std::pair<std::string, std::string>> toolchain_env;
+  // Files written into the throwaway HOME by ThrowawayHome::prepare (the filtered gitconfig),
+  // relative to it; and the gitconfig settings copied and left out (names only).
+  struct HomeFile {
+    std::string rel;
+    std::string text;
+  };
+  std::vector<HomeFile> home_files;
+  std::vector<std::string> gitconfig_kept, gitconfig_dropped;
+  // The command when it is not found inside but is on the host: where, and what brings it in.
+  std::string missing_command_hint;
   // Writable entries of the agent's list missing in its directory on the host: made (empty
   // directories, by the user, following no link below `top`) by ThrowawayHome::prepare, as git_make.
   struct AgentEntry {

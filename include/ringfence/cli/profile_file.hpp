@@ -41,6 +41,7 @@ struct Profile {
   std::vector<BindSpec> ro_bind;                             // [filesystem] ro_bind
   std::vector<std::string> mask;                             // [filesystem] mask (checked patterns)
   std::vector<std::string> unmask;                           // [filesystem] unmask (checked patterns)
+  std::optional<bool> toolchains;                            // [filesystem] toolchains: auto (true) | off
   std::vector<std::string> env_pass;                         // [env] pass: names passed from the host
   std::vector<std::pair<std::string, std::string>> env_set;  // [env] set, sorted by name
   std::vector<std::string> net_allow;                        // [network] allow, as written
