@@ -252,8 +252,8 @@ int run_native(const std::vector<std::string>& args) {
 }
 
 bool is_native_command(const std::string& a) {
-  return a == "run" || a == "policy" || a == "preset" || a == "doctor" || a == "verify" || a == "--help" ||
-         a == "-h" || a == "--help-all";
+  return a == "run" || a == "policy" || a == "preset" || a == "doctor" || a == "verify" ||
+         a == "agent-state" || a == "--help" || a == "-h" || a == "--help-all";
 }
 
 int run(int argc, char** argv) {
