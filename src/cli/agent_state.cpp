@@ -355,6 +355,24 @@ Status seed_state(const AgentStatePlan& s, int dir, std::vector<std::string>& in
   return {};
 }
 
+// What first uses whose launcher was killed left: home.new-* of ours older than an hour (a copy
+// of 1 GiB is made well within that). Best effort: what cannot be removed is tried next time.
+void remove_stale_seeds(const std::string& dir_path, int dir, uid_t uid) {
+  DIR* d = ::fdopendir(::fcntl(dir, F_DUPFD_CLOEXEC, 0));
+  if (d == nullptr) return;
+  std::vector<std::string> stale;
+  const time_t hour_ago = ::time(nullptr) - 3600;
+  while (const dirent* e = ::readdir(d)) {
+    const std::string n = e->d_name;
+    struct stat st {};
+    if (n.starts_with("home.new-") && ::fstatat(dir, n.c_str(), &st, AT_SYMLINK_NOFOLLOW) == 0 &&
+        S_ISDIR(st.st_mode) && st.st_uid == uid && st.st_mtime < hour_ago)
+      stale.push_back(dir_path + "/" + n);
+  }
+  ::closedir(d);
+  for (const auto& p : stale) (void)base::remove_tree(p);
+}
+
 // A file below an open directory, following no link: its text when it is a regular file of at
 // most kMaxStateFile bytes; nullopt when it is missing; an error for anything else.
 Result<std::optional<std::string>> read_below(int dir, const std::string& rel, const std::string& shown) {
@@ -600,6 +618,7 @@ Status prepare_agent_state(RunPlan& plan, uid_t uid, std::vector<std::string>& i
   RF_TRY_ASSIGN(dir, open_state_dir(s, uid, true));
   auto home = open_owned_dir(dir.get(), "home", s.home(), uid, false);
   if (!home && home.error().code() == ENOENT) {
+    remove_stale_seeds(s.dir, dir.get(), uid);
     RF_TRY(seed_state(s, dir.get(), info));
     home = open_owned_dir(dir.get(), "home", s.home(), uid, false);
   }

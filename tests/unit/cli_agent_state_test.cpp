@@ -4,10 +4,12 @@
 // (never to the real home), the refusals of a state that is not the user's own, and
 // `ringfence agent-state list | show | reset`.
 #include <doctest/doctest.h>
+#include <fcntl.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
 #include <algorithm>
+#include <ctime>
 #include <fstream>
 #include <sstream>
 #include <string>
@@ -433,4 +435,27 @@ TEST_CASE("agent-state list, show and reset") {
   CHECK(rf::cli::run_agent_state_command(cmd, snap, false, no_answer) == 0);
   CHECK(!exists(t.agent_dir()));
   CHECK(read(t.home + "/.claude.json") == "{\"n\": 1}\n");
+}
+
+TEST_CASE("agent state: a first use's copy left by a killed launcher goes once it is an hour old") {
+  Tree t;
+  const HostSnapshot snap = t.snapshot();
+  REQUIRE(::mkdir(t.state.c_str(), 0700) == 0);
+  REQUIRE(::mkdir((t.state + "/ringfence").c_str(), 0700) == 0);
+  REQUIRE(::mkdir((t.state + "/ringfence/agents").c_str(), 0700) == 0);
+  REQUIRE(::mkdir(t.agent_dir().c_str(), 0700) == 0);
+  const std::string old_copy = t.agent_dir() + "/home.new-old123",
+                    new_copy = t.agent_dir() + "/home.new-new123";
+  REQUIRE(::mkdir(old_copy.c_str(), 0700) == 0);
+  REQUIRE(::mkdir(new_copy.c_str(), 0700) == 0);
+  write(old_copy + "/half", "x");
+  struct timespec times[2] = {{::time(nullptr) - 7200, 0}, {::time(nullptr) - 7200, 0}};
+  REQUIRE(::utimensat(AT_FDCWD, old_copy.c_str(), times, 0) == 0);
+  auto p = rf::cli::plan_run(claude(t), rf::test::host_at(Level::Kernel), snap);
+  REQUIRE(p);
+  rf::cli::ThrowawayHome home(*p, snap);
+  REQUIRE(home.prepare());
+  CHECK(!exists(old_copy));
+  CHECK(exists(new_copy));  // perhaps a first use still copying
+  CHECK(exists(t.agent_dir() + "/home/.claude.json"));
 }
