@@ -3,6 +3,7 @@
 // exit code and one message. The only top-level catch.
 #include <cstdio>
 #include <cstring>
+#include <ctime>
 #include <exception>
 #include <string>
 #include <string_view>
@@ -118,6 +119,11 @@ int run_native_run(const rf::cli::RunOptions& opts) {
                std::string(rf::presets::level_name(*plan->required)) + " is required");
     return rf::cli::kExitBelowLevel;
   }
+  if (!plan->unenforced_limits.empty() && !plan->limit_best_effort) {
+    for (const auto& l : plan->unenforced_limits)
+      log::error("refusing to run: " + l + "; or pass --limit-best-effort to run without it");
+    return rf::cli::kExitBelowLevel;
+  }
   const std::string unenforced = !plan->level_summary.empty()
                                      ? " (" + plan->level_summary + "; see --dry-run)"
                                  : plan->notes.empty() ? std::string()
@@ -149,7 +155,21 @@ int run_native_run(const rf::cli::RunOptions& opts) {
     return rf::cli::kExitSetup;
   }
   rf::spec::OwnedFds no_fds;  // a native Spec names no descriptor of its caller
+  const time_t started = ::time(nullptr);
   auto r = rf::engine::run_sandbox(plan->spec, no_fds);
+  // A failed run's tool logs (npm's ~/.npm/_logs, a crash report) are in the HOME about to go.
+  if (r && r->code != 0 && !plan->settings.keep_home && plan->spec.jail == rf::spec::Jail::Kernel) {
+    auto written = rf::cli::files_written_since(plan->home_host, started, 2);
+    if (written.count > 0) {
+      std::string names;
+      for (const auto& e : written.examples)
+        names += (names.empty() ? "" : ", ") + plan->home_inside + "/" + e;
+      log::info("the command failed; the " + std::to_string(written.count) + " file" +
+                (written.count == 1 ? "" : "s") + " it wrote in its throwaway HOME (" + names +
+                (written.count > written.examples.size() ? ", ..." : "") +
+                ") are removed with it; --keep-home keeps them");
+    }
+  }
   if (auto h = home.finish(not_removed); !h) log::warning(h.error().describe_with_cause());
   report_not_removed(not_removed);
   for (const auto& w : rf::cli::autorun_warnings(*plan)) log::warning(w);

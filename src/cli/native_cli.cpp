@@ -132,6 +132,8 @@ void add_run(CLI::App& app, NativeCommand& out) {
          "Kill the whole sandbox after DURATION (90, 90s, 5m, 2h)")
       ->type_name("DURATION");
   opt(run, "--limit", r.limits, "memory=SIZE,pids=N,nofile=N,cpu=N")->type_name("LIMITS");
+  run->add_flag("--limit-best-effort", r.limit_best_effort,
+                "Run even when a --limit (or the profile's [limits]) cannot be enforced here");
   run->add_flag("--keep-home", r.keep_home, "Keep the throwaway HOME and print where it is");
   opt(run, "--agent-state", r.agent_state,
       "Where the agent's config and state are kept: default (one per agent), project, throwaway, host, or "
@@ -142,6 +144,7 @@ void add_run(CLI::App& app, NativeCommand& out) {
   opt(run, "--profile", r.profile, "Profile file (TOML); default: ~/.config/ringfence/profile.toml");
   run->add_flag("--no-profile", r.no_profile, "Ignore the per-user default profile file");
   run->add_flag("--dry-run", r.dry_run, "Print the resolved sandbox and exit");
+  run->add_flag("--verbose", r.verbose, "With --dry-run: list everything (every dropped variable)");
   opt(run, "--seccomp", r.seccomp, "Seccomp policy: a profile name or a policy file");
   opt(run, "--require", r.require, "Refuse to run below this level: kernel | landlock | soft");
   opt(run, "--level", r.level, "Run at this level or lower, never higher: kernel | landlock | soft");

@@ -126,13 +126,24 @@ void add_limits(RunPlan& plan, const HostFacts& host, uid_t uid) {
       if (c.name == name) return c.detail;
     return std::string("no cgroup information");
   };
+  // A limit the user asked for that cannot hold refuses the run (a preset's default is best
+  // effort): a CI job believing it is bounded must not run unbounded.
+  const presets::Limits& asked = plan.asked_limits;
+  auto unenforced = [&plan](const char* name, bool was_asked, const std::string& why) {
+    plan.notes.push_back(std::string(name) + " limit: not enforced: " + why);
+    if (was_asked)
+      plan.unenforced_limits.push_back(
+          "the " + std::string(name) + " limit cannot be enforced here: " + why +
+          "; run ringfence in a cgroup delegated to you (systemd-run --user --scope -p Delegate=yes "
+          "ringfence run ...)");
+  };
   spec::CgroupLimits& cg = plan.spec.supervision.cgroup;
   if (l.memory && *l.memory != presets::kUnlimited) {
     if (const auto* c = controller("memory")) {
       cg.memory_bytes = *l.memory;
       plan.limits.push_back("memory: the sandbox's cgroup (" + c->detail + ")");
     } else {
-      plan.notes.push_back("memory limit: not enforced: " + why_not("memory"));
+      unenforced("memory", asked.memory && *asked.memory != presets::kUnlimited, why_not("memory"));
     }
   }
   if (l.cpu_milli && *l.cpu_milli != 0) {
@@ -140,7 +151,7 @@ void add_limits(RunPlan& plan, const HostFacts& host, uid_t uid) {
       cg.cpu_milli = *l.cpu_milli;
       plan.limits.push_back("cpu: the sandbox's cgroup (" + c->detail + ")");
     } else {
-      plan.notes.push_back("cpu limit: not enforced: " + why_not("cpu"));
+      unenforced("cpu", asked.cpu_milli && *asked.cpu_milli != 0, why_not("cpu"));
     }
   }
   if (l.pids && *l.pids != presets::kUnlimited) {
@@ -149,9 +160,8 @@ void add_limits(RunPlan& plan, const HostFacts& host, uid_t uid) {
       plan.limits.push_back("pids: the sandbox's cgroup (" + c->detail + ")");
     } else if (plan.spec.ns.user && uid == 0) {
       // uid 0 mapped to the host's root is never held by RLIMIT_NPROC.
-      plan.notes.push_back(
-          "pids limit: not enforced: RLIMIT_NPROC does not bind uid 0 mapped to the host's root (" +
-          why_not("pids") + ")");
+      unenforced("pids", asked.pids && *asked.pids != presets::kUnlimited,
+                 "RLIMIT_NPROC does not bind uid 0 mapped to the host's root (" + why_not("pids") + ")");
     } else if (plan.spec.ns.user) {
       add(RLIMIT_NPROC, l.pids);
       plan.limits.push_back("pids: RLIMIT_NPROC in the sandbox's user namespace");
@@ -179,6 +189,30 @@ void add_limits(RunPlan& plan, const HostFacts& host, uid_t uid) {
 }
 
 }  // namespace
+
+std::string offline_nsswitch(std::string_view host) {
+  std::string out;
+  bool hosts = false;
+  std::size_t pos = 0;
+  while (pos < host.size()) {
+    std::size_t end = host.find('\n', pos);
+    if (end == std::string_view::npos) end = host.size();
+    std::string_view line = host.substr(pos, end - pos);
+    pos = end + 1;
+    std::string_view key =
+        line.substr(line.find_first_not_of(" \t") == std::string_view::npos ? line.size()
+                                                                            : line.find_first_not_of(" \t"));
+    if (key.starts_with("hosts:")) {
+      if (hosts) continue;
+      hosts = true;
+      out += "hosts: files\n";
+      continue;
+    }
+    out += std::string(line) + "\n";
+  }
+  if (!hosts) out += "hosts: files\n";
+  return out;
+}
 
 std::vector<std::string> nameservers_in(std::string_view resolv_conf) {
   std::vector<std::string> out;
@@ -251,6 +285,21 @@ Status add_resolv_conf(RunPlan& plan) {
   return {};
 }
 
+// Network off: the host's /etc/nsswitch.conf with its hosts line reduced to `files`. Other
+// lines (passwd, group) stay as the host has them.
+Status add_offline_nsswitch(RunPlan& plan) {
+  RF_TRY_ASSIGN(dest, bind_target("/etc/nsswitch.conf"));
+  auto read = base::read_file("/etc/nsswitch.conf");
+  const std::string host = read ? *read : std::string("passwd: files\ngroup: files\nshadow: files\n");
+  plan.nsswitch_conf = offline_nsswitch(host);
+  plan.nsswitch_conf_dest = dest;
+  FsOp o;
+  o.kind = OpKind::RoBind;
+  o.dest = dest;
+  plan.spec.fs_ops.push_back(o);
+  return {};
+}
+
 Status build_kernel_jail(RunPlan& plan, const RunOptions& opts, const presets::AgentProfile& agent,
                          const HostSnapshot& snap) {
   spec::Spec& s = plan.spec;
@@ -268,6 +317,7 @@ Status build_kernel_jail(RunPlan& plan, const RunOptions& opts, const presets::A
   RF_TRY(add_workspace(plan, opts));
   if (plan.settings.network) add_connect_policy(plan, opts, snap);
   if (plan.allowlisted) RF_TRY(add_resolv_conf(plan));
+  if (!plan.settings.network) RF_TRY(add_offline_nsswitch(plan));
   return {};
 }
 
@@ -457,6 +507,7 @@ Result<RunPlan> plan_run(const RunOptions& given, const HostFacts& host, const H
   auto& profile = *read;
   const RunOptions opts = profile ? with_profile(given, *profile, snap.home()) : given;
   plan.dry_run = opts.dry_run;
+  plan.verbose = opts.verbose;
   if (profile) plan.profile_origin = profile->origin;
   presets::Preset preset = presets::default_preset();
   if (opts.preset) {
@@ -490,6 +541,8 @@ Result<RunPlan> plan_run(const RunOptions& given, const HostFacts& host, const H
         "one of them)");
   if (plan.allowlisted) toggles.network = true;
   plan.settings = presets::resolve(preset, toggles);
+  plan.asked_limits = toggles.limits;
+  plan.limit_best_effort = opts.limit_best_effort;
   if (profile) plan.net_rules = {profile->net_allow, profile->net_deny};
   if (opts.require) {
     auto lvl = presets::level_by_name(*opts.require);
@@ -581,6 +634,16 @@ Result<RunPlan> plan_run(const RunOptions& given, const HostFacts& host, const H
     auto eq = kv.find('=');
     s.env_ops.push_back({spec::EnvOp::Kind::Set, kv.substr(0, eq), kv.substr(eq + 1)});
   }
+  // Network off: package managers are told so, and fail at once from their caches instead of
+  // retrying a network that is not there (npm waits 70 s by default). --env wins.
+  if (!plan.settings.network) {
+    for (const auto& [k, v] : presets::offline_variables()) {
+      const bool given = std::any_of(s.env_ops.begin(), s.env_ops.end(), [&k](const spec::EnvOp& e) {
+        return e.kind == spec::EnvOp::Kind::Set && e.name == k;
+      });
+      if (!given) s.env_ops.push_back({spec::EnvOp::Kind::Set, k, v});
+    }
+  }
   // What the command (and a prompt) can tell it runs in: set last, so no --env replaces them.
   s.env_ops.push_back({spec::EnvOp::Kind::Set, "RINGFENCE", "1"});
   s.env_ops.push_back(
@@ -600,6 +663,50 @@ Result<RunPlan> plan_run(const RunOptions& opts, const HostFacts& host) {
 }
 
 Status compile_plan_seccomp(RunPlan& plan) { return add_seccomp(plan, plan.settings.seccomp); }
+
+namespace {
+
+// One filesystem op as the dry run shows it: `source -> destination (ro|rw)` for binds; masks
+// are the `masked:` lines already.
+std::string describe_op(const spec::FsOp& o, const RunPlan& plan) {
+  using K = spec::OpKind;
+  auto src = [&]() -> std::string {
+    if (!o.source.empty()) return o.source;
+    if (o.dest == plan.home_inside) return "(a new throwaway directory)";
+    if (o.dest == plan.resolv_conf_dest || o.dest == plan.nsswitch_conf_dest) return "(a generated file)";
+    return "(made at the start)";
+  };
+  const std::string maybe = o.allow_missing ? ", if present" : "";
+  switch (o.kind) {
+    case K::Bind: return "bind " + src() + " -> " + o.dest + " (rw" + maybe + ")";
+    case K::RoBind: return "bind " + src() + " -> " + o.dest + " (ro" + maybe + ")";
+    case K::DevBind: return "bind " + src() + " -> " + o.dest + " (rw, devices" + maybe + ")";
+    case K::Symlink: return "link " + o.dest + " -> " + o.source;
+    case K::Tmpfs:
+      return std::find(plan.masked.begin(), plan.masked.end(), o.dest) != plan.masked.end()
+                 ? std::string()
+                 : "tmpfs " + o.dest +
+                       (o.size ? " (" + std::to_string(*o.size >> 20) + " MiB)" : std::string());
+    case K::Proc: return "proc " + o.dest;
+    case K::Dev: return "dev " + o.dest + " (null, zero, full, random, urandom, tty, pts)";
+    case K::Mqueue: return "mqueue " + o.dest;
+    case K::Dir: return "dir " + o.dest;
+    case K::BindData:
+    case K::RoBindData:
+    case K::File:
+      if (o.empty || std::find(plan.masked.begin(), plan.masked.end(), o.dest) != plan.masked.end())
+        return {};
+      return "file " + o.dest + (o.kind == K::BindData ? " (rw)" : " (ro)");
+    case K::RemountRo:
+    case K::Chmod: return {};
+    case K::Overlay:
+    case K::TmpOverlay:
+    case K::RoOverlay: return "overlay " + o.dest;
+  }
+  return {};
+}
+
+}  // namespace
 
 std::string describe_plan(const RunPlan& plan) {
   std::string out;
@@ -635,6 +742,9 @@ std::string describe_plan(const RunPlan& plan) {
                      : plan.spec.jail != spec::Jail::Kernel
                          ? "off (the connect policy refuses every inet connection, loopback included)"
                          : "off (loopback only)"));
+    if (!plan.nsswitch_conf.empty())
+      line("name lookups: /etc/hosts only (a generated " + plan.nsswitch_conf_dest +
+           ", hosts: files): a lookup fails at once, nothing to wait for or retry");
   }
   if (cp.enabled) {
     line("connect policy: metadata floor always denied; " + std::to_string(cp.allow.size()) + " allow, " +
@@ -659,16 +769,37 @@ std::string describe_plan(const RunPlan& plan) {
              : "servers: bind and listen on any address (--allow-listen)");
     line("violation log: " + cp.violation_log);
   }
-  line("seccomp: " + plan.settings.seccomp);
-  out += presets::describe(plan.settings);
+  // The settings, but the facts already given above (project, network) once.
+  const std::string settings = presets::describe(plan.settings);
+  for (std::size_t at = 0; at < settings.size();) {
+    std::size_t end = settings.find('\n', at);
+    if (end == std::string::npos) end = settings.size();
+    const std::string l = settings.substr(at, end - at);
+    at = end + 1;
+    if (!l.starts_with("project: ") && !l.starts_with("network: ")) line(l);
+  }
   for (const auto& m : plan.masked) line("masked: " + m);
   out += describe_agent_state(plan);
   for (const auto& c : plan.copies) line("copied into home: " + c.host + (c.copy_back ? " (and back)" : ""));
   for (const auto& n : plan.limits) line("limit " + n);
-  for (const auto& n : plan.dropped_env) line("environment dropped: " + n);
+  if (!plan.dropped_env.empty()) {
+    // One line: the names (never values), the first few unless --verbose.
+    constexpr std::size_t kShown = 8;
+    std::string names;
+    const std::size_t shown =
+        plan.verbose ? plan.dropped_env.size() : std::min(kShown, plan.dropped_env.size());
+    for (std::size_t i = 0; i < shown; ++i) names += (i ? ", " : "") + plan.dropped_env[i];
+    if (shown < plan.dropped_env.size())
+      names += " and " + std::to_string(plan.dropped_env.size() - shown) + " more (--verbose lists them)";
+    line("environment dropped (" + std::to_string(plan.dropped_env.size()) + "): " + names);
+  }
   for (const auto& f : plan.exec_allowed) line("may execute: " + f);
   for (const auto& f : plan.loaders_guarded) line("only as an interpreter, never as a program: " + f);
   for (const auto& n : plan.notes) line("not enforced: " + n);
+  for (const auto& n : plan.unenforced_limits)
+    line(std::string(plan.limit_best_effort ? "run anyway (--limit-best-effort): "
+                                            : "refused (exit 123; --limit-best-effort runs anyway): ") +
+         n);
   if (plan.spec.jail == spec::Jail::Landlock) {
     line(
         "landlock rules (all else refused; also the throwaway HOME and a private TMPDIR, "
@@ -685,9 +816,20 @@ std::string describe_plan(const RunPlan& plan) {
     }
     for (const auto& [rel, host] : plan.home_links) line("linked into home: " + rel + " -> " + host);
   }
+  for (const auto& o : plan.spec.fs_ops) {
+    if (std::string f = describe_op(o, plan); !f.empty()) line(f);
+  }
+  // The engine's own view of the rest (namespaces, capabilities, seccomp, fds, the command);
+  // its filesystem ops and environment are the lines above and the environment's rebuild.
   line("sandbox:");
-  std::string spec_text = spec::describe(plan.spec);
-  out += spec_text;
+  const std::string spec_text = spec::describe(plan.spec);
+  for (std::size_t at = 0; at < spec_text.size();) {
+    std::size_t end = spec_text.find('\n', at);
+    if (end == std::string::npos) end = spec_text.size();
+    const std::string l = spec_text.substr(at, end - at);
+    at = end + 1;
+    if (!l.starts_with("op ")) line(l);
+  }
   return out;
 }
 

@@ -105,18 +105,22 @@ Status make_locked_dir(const std::string& base_dir, const std::string& prefix, s
   }
 }
 
-// The egress allowlist's /etc/resolv.conf, in a directory of its own (locked as HOME's), bound
-// read-only where the plan put it.
-Status write_resolv_conf(RunPlan& plan, const std::string& base_dir, base::UniqueFd& lock) {
+// The generated /etc files (the egress allowlist's resolv.conf, the offline nsswitch.conf), in a
+// directory of their own (locked as HOME's), bound read-only where the plan put them.
+Status write_etc_files(RunPlan& plan, const std::string& base_dir, base::UniqueFd& lock) {
   RF_TRY(make_locked_dir(base_dir, "etc", plan.etc_host, lock));
-  const std::string path = plan.etc_host + "/resolv.conf";
-  base::UniqueFd fd(::open(path.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0444));
-  if (!fd.valid()) return base::errno_error("cannot create " + path);
-  if (auto w = base::write_all(fd.get(), plan.resolv_conf); !w)
-    return w.error().reworded("cannot write " + path);
-  for (auto& o : plan.spec.fs_ops)
-    if (o.kind == spec::OpKind::RoBind && o.source.empty() && o.dest == plan.resolv_conf_dest)
-      o.source = path;
+  const std::pair<const std::string*, const std::string*> files[] = {
+      {&plan.resolv_conf, &plan.resolv_conf_dest}, {&plan.nsswitch_conf, &plan.nsswitch_conf_dest}};
+  for (const auto& [content, dest] : files) {
+    if (content->empty()) continue;
+    const std::string path =
+        plan.etc_host + "/" + (content == &plan.resolv_conf ? "resolv.conf" : "nsswitch.conf");
+    base::UniqueFd fd(::open(path.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0444));
+    if (!fd.valid()) return base::errno_error("cannot create " + path);
+    if (auto w = base::write_all(fd.get(), *content); !w) return w.error().reworded("cannot write " + path);
+    for (auto& o : plan.spec.fs_ops)
+      if (o.kind == spec::OpKind::RoBind && o.source.empty() && o.dest == *dest) o.source = path;
+  }
   return {};
 }
 
@@ -175,7 +179,8 @@ Status ThrowawayHome::prepare() {
   RF_TRY(
       make_locked_dir(base_dir, plan.settings.keep_home ? "kept-home" : "home", plan.home_host, home_lock_));
   if (plan.settings.keep_home) home_lock_.reset();  // a kept HOME is never stale
-  if (!plan.resolv_conf.empty()) RF_TRY(write_resolv_conf(plan, base_dir, etc_lock_));
+  if (!plan.resolv_conf.empty() || !plan.nsswitch_conf.empty())
+    RF_TRY(write_etc_files(plan, base_dir, etc_lock_));
   for (auto& o : plan.spec.fs_ops)
     if (o.kind == spec::OpKind::Bind && o.source.empty() && o.dest == plan.home_inside)
       o.source = plan.home_host;
@@ -219,7 +224,7 @@ Status ThrowawayHome::finish(std::vector<std::string>& not_removed) {
     not_removed.insert(not_removed.end(), left.begin(), left.end());
   };
   if (!plan.tmp_host.empty()) remove(plan.tmp_host);  // the landlock level's TMPDIR
-  if (!plan.etc_host.empty()) remove(plan.etc_host);  // the allowlist's resolv.conf
+  if (!plan.etc_host.empty()) remove(plan.etc_host);  // the generated /etc files
   if (plan.home_host.empty()) return {};
   // The agent's files back to its state (never to the real home), before HOME goes.
   Status result = finish_agent_state(plan, uid_);

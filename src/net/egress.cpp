@@ -57,7 +57,10 @@ EgressDecision decide_egress(const Policy& policy, const std::vector<HostRule>& 
   }
   const Address ip = reached_ip(dest.inet);
   if (!e.decision.by_default) {  // the floor or a rule decided
-    if (e.decision.verdict == Verdict::Deny) return e;
+    if (e.decision.verdict == Verdict::Deny) {
+      e.decision.name = joined(pins.names_for(ip, now_ms));  // an allowed name into the floor
+      return e;
+    }
     if (!stream && !is_loopback(ip) && !datagram_connect) return refuse(kOnlyTcp);
     e.route = stream ? Route::Direct : Route::Sandbox;
     return e;

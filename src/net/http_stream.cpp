@@ -111,6 +111,7 @@ std::string HttpRequestStream::take_head(const std::string& head, Step& step) {
   }
   if (te && length) return std::string(kPrefix) + "both Content-Length and Transfer-Encoding";
   step.names.push_back(n.name);
+  step.starts.push_back(step.forward.size());
   step.forward += head;
   if (chunked) {
     state_ = State::ChunkSize;
@@ -128,7 +129,6 @@ HttpRequestStream::Step HttpRequestStream::feed(std::string_view bytes) {
   auto broken = [&](std::string why) {
     state_ = State::Broken;
     step.refusal = std::move(why);
-    step.forward.clear();
     return step;
   };
   if (state_ == State::Broken) return broken(std::string(kPrefix) + "the stream was refused before");
@@ -169,14 +169,15 @@ HttpRequestStream::Step HttpRequestStream::feed(std::string_view bytes) {
         const std::size_t nl = bytes.find('\n');
         const std::size_t take = nl == std::string_view::npos ? bytes.size() : nl + 1;
         held_.append(bytes.substr(0, take));
-        step.forward.append(bytes.substr(0, take));
         bytes.remove_prefix(take);
         if (held_.size() > 4096) return broken(std::string(kPrefix) + "a chunk line longer than 4 KiB");
-        if (nl == std::string_view::npos) break;
+        if (nl == std::string_view::npos) break;  // held back until the line is complete and checked
         if (held_.size() < 2 || held_[held_.size() - 2] != '\r')
           return broken(std::string(kPrefix) + "a chunk line without CRLF");
-        const std::string line = held_.substr(0, held_.size() - 2);
+        const std::string whole = std::move(held_);
+        const std::string line = whole.substr(0, whole.size() - 2);
         held_.clear();
+        if (!clean_lines(whole)) return broken(std::string(kPrefix) + "a chunk line with a bare CR or a NUL");
         if (state_ == State::ChunkEnd) {
           if (!line.empty()) return broken(std::string(kPrefix) + "chunk data longer than its size");
           state_ = State::ChunkSize;
@@ -190,6 +191,7 @@ HttpRequestStream::Step HttpRequestStream::feed(std::string_view bytes) {
         } else if (line.find(':') == std::string::npos || line.front() == ' ' || line.front() == '\t') {
           return broken(std::string(kPrefix) + "a malformed trailer");
         }
+        step.forward += whole;
         break;
       }
       case State::Broken: return broken(std::string(kPrefix) + "the stream was refused before");

@@ -152,4 +152,12 @@ std::vector<std::string> dropped_variables(const std::vector<std::string>& host_
   return out;
 }
 
+const std::vector<std::pair<std::string, std::string>>& offline_variables() {
+  static const std::vector<std::pair<std::string, std::string>> vars = {
+      {"npm_config_offline", "true"}, {"CARGO_NET_OFFLINE", "true"}, {"GOPROXY", "off"},
+      {"PIP_RETRIES", "0"},           {"UV_OFFLINE", "1"},
+  };
+  return vars;
+}
+
 }  // namespace rf::presets

@@ -621,9 +621,17 @@ def presets_and_levels(ctx):
     r = e.run(["--preset", "hardened", "--dry-run", "--", "true"])
     check_eq(r.returncode, 0, "dry run")
     for want in ("level: kernel", "network: off", "seccomp: strict", "masked: " + e.project + "/.env",
-                 "environment dropped: AWS_SECRET_ACCESS_KEY"):
+                 "environment dropped (", "bind " + e.project + " -> " + e.project + " (rw)"):
         check(want in r.stdout, f"the dry run shows {want!r}: {r.stdout[:3000]!r}")
     check("CANARY" not in r.stdout, "the dry run never prints values of dropped variables")
+    lines = [x for x in r.stdout.splitlines() if x.strip()]
+    repeated = sorted({x for x in lines if lines.count(x) > 1})
+    check(not repeated, f"the dry run says each fact once: {repeated}")
+    keys = [x.split(":", 1)[0] for x in lines if x.split(":", 1)[0] in ("project", "network", "seccomp")]
+    check(sorted(keys) == ["network", "project", "seccomp"], f"project, network, seccomp once each: {keys}")
+    r = e.run(["--preset", "hardened", "--dry-run", "--verbose", "--", "true"])
+    check("AWS_SECRET_ACCESS_KEY" in r.stdout and "CANARY" not in r.stdout,
+          f"--verbose names every dropped variable, never a value: {r.stdout[:3000]!r}")
     r = e.run(["--preset", "nope", "--", "true"])
     check_eq(r.returncode, EXIT_USAGE, "an unknown preset")
     check("trusted" in r.stderr and "read-only" in r.stderr, f"the error lists the presets: {r.stderr!r}")

@@ -369,3 +369,68 @@ TEST_CASE("throwaway HOME: made under the snapshot's runtime directory, removed 
   CHECK(left.empty());
   CHECK(::access(plan->home_host.c_str(), F_OK) != 0);
 }
+
+TEST_CASE("run plan: a limit asked for that cannot hold refuses the run; a preset's default is best effort") {
+  Tree t;
+  auto no_cgroup = [] {
+    auto h = host(Level::Kernel);
+    h.cgroup = {{"memory", false, "cgroup v1 memory group is not writable"},
+                {"cpu", false, "no cpu controller"},
+                {"pids", false, "no pids controller"}};
+    return h;
+  };
+  RunOptions o = options(t);
+  o.limits = "memory=50M,cpu=1";
+  auto plan = rf::cli::plan_run(o, no_cgroup(), t.snapshot());
+  REQUIRE_MESSAGE(plan, (plan ? "" : plan.error().message()));
+  REQUIRE(plan->unenforced_limits.size() == 2);
+  CHECK(plan->unenforced_limits[0].find("the memory limit cannot be enforced here: cgroup v1 memory group") == 0);
+  CHECK(plan->unenforced_limits[0].find("Delegate=yes") != std::string::npos);
+  CHECK(plan->unenforced_limits[1].find("the cpu limit") == 0);
+  CHECK_FALSE(plan->limit_best_effort);
+  CHECK(rf::cli::describe_plan(*plan).find("refused (exit 123") != std::string::npos);
+  o.limit_best_effort = true;
+  plan = rf::cli::plan_run(o, no_cgroup(), t.snapshot());
+  REQUIRE(plan);
+  CHECK(plan->limit_best_effort);
+  CHECK(rf::cli::describe_plan(*plan).find("run anyway (--limit-best-effort)") != std::string::npos);
+  // The preset's own limits (balanced: pids, core) never refuse a run.
+  o = options(t);
+  plan = rf::cli::plan_run(o, no_cgroup(), t.snapshot());
+  REQUIRE(plan);
+  CHECK(plan->unenforced_limits.empty());
+  // Enforced where the cgroup can be made.
+  auto with_cgroup = host(Level::Kernel);
+  with_cgroup.cgroup = {{"memory", true, "cgroup v2"}};
+  o.limits = "memory=50M";
+  plan = rf::cli::plan_run(o, with_cgroup, t.snapshot());
+  REQUIRE(plan);
+  CHECK(plan->unenforced_limits.empty());
+  CHECK(plan->spec.supervision.cgroup.memory_bytes == 50u << 20);
+}
+
+TEST_CASE("run plan: with the network off name lookups come from /etc/hosts only and package managers are offline") {
+  CHECK(rf::cli::offline_nsswitch("passwd: files systemd\nhosts:          files mdns4_minimal [NOTFOUND=return] dns\n"
+                                  "  hosts: dns\nnetworks: files\n") ==
+        "passwd: files systemd\nhosts: files\nnetworks: files\n");
+  CHECK(rf::cli::offline_nsswitch("passwd: files\n") == "passwd: files\nhosts: files\n");
+  Tree t;
+  RunOptions o = options(t);
+  o.network = "off";
+  o.env = {"GOPROXY=https://proxy.example"};
+  auto plan = rf::cli::plan_run(o, host(Level::Kernel), t.snapshot());
+  REQUIRE_MESSAGE(plan, (plan ? "" : plan.error().message()));
+  CHECK(plan->nsswitch_conf.find("hosts: files\n") != std::string::npos);
+  CHECK(plan->nsswitch_conf.find("dns") == std::string::npos);
+  CHECK_FALSE(plan->nsswitch_conf_dest.empty());
+  CHECK(env_of(*plan, "npm_config_offline") == "true");
+  CHECK(env_of(*plan, "CARGO_NET_OFFLINE") == "true");
+  CHECK(env_of(*plan, "GOPROXY") == "https://proxy.example");  // --env wins
+  CHECK(rf::cli::describe_plan(*plan).find("name lookups: /etc/hosts only") != std::string::npos);
+  o.network = "on";
+  o.env.clear();
+  plan = rf::cli::plan_run(o, host(Level::Kernel), t.snapshot());
+  REQUIRE(plan);
+  CHECK(plan->nsswitch_conf.empty());
+  CHECK_FALSE(env_of(*plan, "npm_config_offline"));
+}

@@ -81,6 +81,7 @@ TEST_CASE("egress: addresses no allowed name resolved to are refused, the floor 
   auto meta = f.at("169.254.169.254", 80);  // an allowed name resolving into the floor
   CHECK(meta.route == Route::Refuse);
   CHECK(meta.decision.floor);
+  CHECK(meta.decision.name == "meta.test");  // the log names the allowed name behind it
   CHECK(f.at("::ffff:169.254.169.254", 80).route == Route::Refuse);
   // Expired pins no longer allow anything.
   CHECK(decide_egress(f.policy, f.hosts, f.pins, to("198.51.100.10", 9000), true, 400'000).route ==

@@ -93,6 +93,7 @@ TEST_CASE("http stream: what servers could read differently is refused") {
     CHECK_FALSE(f.refusal.empty());
     CHECK(f.names.size() <= 1);  // a body refused after its accepted head
     CHECK(f.forward.find("evil") == std::string::npos);
+    CHECK(f.forward.size() < std::string(bad).size());
   }
   // A refused stream stays refused.
   HttpRequestStream s;
@@ -102,4 +103,23 @@ TEST_CASE("http stream: what servers could read differently is refused") {
   HttpRequestStream t;
   std::string big = "GET / HTTP/1.1\r\nHost: a.test\r\nX: " + std::string(20000, 'a');
   CHECK_FALSE(t.feed(big).refusal.empty());
+}
+
+TEST_CASE("http stream: the checked part before a refusal is kept, the refused part never") {
+  HttpRequestStream s;
+  const std::string first = "GET /a HTTP/1.1\r\nHost: allowed.test\r\n\r\n";
+  auto step = s.feed(first + "GET /b HTTP/1.1\r\nHost: other.test\r\n\r\nGET /c HTTP/1.1\r\nX:\n\r\n\r\n");
+  CHECK(step.names == std::vector<std::string>{"allowed.test", "other.test"});
+  REQUIRE(step.starts.size() == 2);
+  CHECK(step.starts[0] == 0);
+  CHECK(step.starts[1] == first.size());  // the relay sends up to here when other.test is refused
+  CHECK_FALSE(step.refusal.empty());      // the third head has a bare LF
+  CHECK(step.forward.find("/c") == std::string::npos);
+  // A chunk line is passed on only once complete and read.
+  HttpRequestStream t;
+  auto a = t.feed("POST / HTTP/1.1\r\nHost: a.test\r\nTransfer-Encoding: chunked\r\n\r\n1");
+  CHECK(a.forward.ends_with("\r\n\r\n"));
+  auto b = t.feed("0;x\rq\r\n");
+  CHECK_FALSE(b.refusal.empty());
+  CHECK(b.forward.empty());
 }

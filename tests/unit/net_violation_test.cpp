@@ -76,7 +76,8 @@ TEST_CASE("unix names and rule texts are escaped; invalid UTF-8 adds the bytes i
   line = format_violation_json(when(), 7, "connect", d, dec);
   CHECK(line.find("\"address\":\"@\\ufffd\\ufffd\\ufffd\\ufffd\\ufffd\"") != std::string::npos);
 
-  Decision custom{Verdict::Deny, ECONNREFUSED, "deny unix-abstract:@\"quoted\"\t\x7f", false, std::nullopt, false, {}};
+  Decision custom{
+      Verdict::Deny, ECONNREFUSED, "deny unix-abstract:@\"quoted\"\t\x7f", false, std::nullopt, false, {}};
   line = format_violation_json(when(), 7, "sendmsg", abstract("x"), custom);
   CHECK(line.find("\"rule\":\"deny unix-abstract:@\\\"quoted\\\"\\t\\u007f\"") != std::string::npos);
   for (char c : line) CHECK(static_cast<unsigned char>(c) >= 0x20);

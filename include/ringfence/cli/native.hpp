@@ -22,7 +22,7 @@ inline constexpr int kExitBwrapFailure = 1;
 // timeout(1).
 inline constexpr int kExitUsage = 2;         // the command line itself is wrong
 inline constexpr int kExitMemory = 122;      // the command was killed by the --limit memory cgroup (OOM)
-inline constexpr int kExitBelowLevel = 123;  // refused: the host cannot reach --require LEVEL
+inline constexpr int kExitBelowLevel = 123;  // refused: the host cannot reach --require LEVEL, or a --limit
 inline constexpr int kExitTimeout = 124;     // --timeout expired; the whole sandbox was killed
 inline constexpr int kExitSetup = 125;       // the sandbox could not be set up
 inline constexpr int kExitCannotExec = 126;  // the command was found but could not be executed
@@ -58,6 +58,8 @@ struct RunOptions {
   std::optional<long> mask_scan_limit;
   std::optional<double> timeout;
   std::optional<std::string> limits;
+  bool limit_best_effort = false;  // run even when an explicit --limit cannot be enforced
+  bool verbose = false;            // the dry run lists everything
   bool keep_home = false;
   // default | project | throwaway | host | DIR: where the agent's state is kept (agent_state.hpp).
   std::optional<std::string> agent_state;

@@ -71,13 +71,19 @@ struct RunPlan {
   };
   std::vector<Autorun> autorun_before;
   bool autorun_scanned = false;
-  std::vector<std::string> dropped_env;      // names only
-  std::vector<std::string> masked;           // paths hidden in the project and on system paths
-  std::vector<std::string> notes;            // what is not enforced, and why
-  std::vector<std::string> limits;           // each --limit and what enforces it
+  std::vector<std::string> dropped_env;  // names only
+  std::vector<std::string> masked;       // paths hidden in the project and on system paths
+  std::vector<std::string> notes;        // what is not enforced, and why
+  std::vector<std::string> limits;       // each --limit and what enforces it
+  // Limits the user asked for (--limit, the profile's [limits]) that this host cannot enforce,
+  // each with why and what would: the run is refused (kExitBelowLevel) unless best effort.
+  std::vector<std::string> unenforced_limits;
+  bool limit_best_effort = false;
+  presets::Limits asked_limits;              // what the user set (not the preset's defaults)
   std::vector<std::string> exec_allowed;     // shell off: the only files that may be executed
   std::vector<std::string> loaders_guarded;  // shell off, kernel jail: loaders run only as interpreters
   bool dry_run = false;
+  bool verbose = false;                    // --verbose: the dry run lists everything (every dropped variable)
   std::optional<presets::Level> required;  // --require / the profile file's `require`
   std::string level_reason;                // why the level is below the preset's aim
   std::string level_summary;               // below kernel: what the level does not enforce, in short
@@ -99,6 +105,11 @@ struct RunPlan {
   // points to), and the directory ThrowawayHome::prepare writes it in (its bind's source).
   std::string resolv_conf;
   std::string resolv_conf_dest;
+  // Network off, kernel jail: /etc/nsswitch.conf with name lookups from /etc/hosts only, so
+  // that a lookup fails at once (no nameserver to wait for, nothing a tool retries); written
+  // beside resolv.conf.
+  std::string nsswitch_conf;
+  std::string nsswitch_conf_dest;
   std::string etc_host;
 };
 
@@ -164,6 +175,14 @@ private:
   // with a final name whose lock is free lost its launcher (SIGKILL), and the next run removes it.
   base::UniqueFd home_lock_, tmp_lock_, etc_lock_;
 };
+// The regular files under `dir` modified at or after `since` (no link followed, the walk
+// bounded): how many, and the first max_examples of them relative to `dir`.
+struct WrittenFiles {
+  std::size_t count = 0;
+  std::vector<std::string> examples;
+};
+WrittenFiles files_written_since(const std::string& dir, time_t since, std::size_t max_examples);
+
 // After the run: one line per file of the project that a host tool runs later (a git
 // repository below the top, .git/commondir, .envrc, editor tasks, CI...) made or changed
 // inside, at most 20 and then a count.
@@ -171,6 +190,9 @@ std::vector<std::string> autorun_warnings(const RunPlan& plan);
 
 // The nameserver addresses of a resolv.conf (scope ids dropped), in order.
 std::vector<std::string> nameservers_in(std::string_view resolv_conf);
+// The sandbox's /etc/nsswitch.conf with the network off: the host's, name lookups from
+// /etc/hosts only (its `hosts:` line replaced, or added).
+std::string offline_nsswitch(std::string_view host_nsswitch_conf);
 
 // The dry run's text: settings, level, mounts, environment names, seccomp profile, notes.
 std::string describe_plan(const RunPlan& plan);

@@ -17,9 +17,12 @@ namespace rf::net {
 class HttpRequestStream {
 public:
   struct Step {
-    std::string forward;             // bytes that may go on once every name in `names` is allowed
-    std::vector<std::string> names;  // the Host of each request head completed by these bytes
-    std::string refusal;             // non-empty: the stream breaks the rules; nothing more goes on
+    std::string forward;              // bytes that may go on once every name in `names` is allowed
+    std::vector<std::string> names;   // the Host of each request head completed by these bytes
+    std::vector<std::size_t> starts;  // where each of those heads starts in `forward`
+    // Non-empty: the bytes after `forward` break the rules; nothing after them goes on (what
+    // `forward` holds was checked, and may go on as above).
+    std::string refusal;
   };
   static constexpr std::size_t kMaxHead = 16 * 1024;
 

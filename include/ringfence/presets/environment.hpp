@@ -5,6 +5,7 @@
 
 #include <string>
 #include <string_view>
+#include <utility>
 #include <vector>
 
 #include "ringfence/base/result.hpp"
@@ -38,5 +39,10 @@ std::vector<std::string> build_environment(const std::vector<std::string>& host_
 // never values). HOME is not listed: it is replaced, not dropped.
 std::vector<std::string> dropped_variables(const std::vector<std::string>& host_env,
                                            const AgentProfile& agent, const std::vector<std::string>& extra);
+
+// With the network off: the variables that tell package managers so, and make them fail at
+// once from what they have cached instead of retrying (npm's offline mode, cargo's
+// net.offline, GOPROXY=off, pip without retries, uv's offline mode).
+const std::vector<std::pair<std::string, std::string>>& offline_variables();
 
 }  // namespace rf::presets

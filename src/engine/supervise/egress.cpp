@@ -401,7 +401,8 @@ int Egress::relay(base::UniqueFd upstream, const net::Address& dest, int pid, in
   return 0;
 }
 
-void Egress::refuse_stream(Conn& c, const char* what, std::string rule, const std::string& name) {
+void Egress::refuse_stream(Conn& c, const char* what, std::string rule, const std::string& name,
+                           bool let_answers_finish) {
   net::Destination d;
   d.kind = net::DestinationKind::Inet;
   d.inet = c.dest;
@@ -415,6 +416,11 @@ void Egress::refuse_stream(Conn& c, const char* what, std::string rule, const st
   if (!c.spliced) {
     reset(c.client);
     reset(c.upstream);
+    return;
+  }
+  if (let_answers_finish) {
+    ::shutdown(c.upstream.get(), SHUT_WR);
+    ::shutdown(c.client.get(), SHUT_RD);
     return;
   }
   // The other direction's thread still uses both: they end now and close when it is joined.
@@ -448,7 +454,8 @@ void Egress::relay_http(Conn& c) {
       const int r = left > 0 ? ::poll(&p, 1, static_cast<int>(left)) : 0;
       if (r < 0 && errno == EINTR) continue;
       if (r == 0)
-        return refuse_stream(c, "http", "egress allowlist: plain HTTP: no request head within 10 s", {});
+        return refuse_stream(c, "http", "egress allowlist: plain HTTP: no request head within 10 s", {},
+                             false);
       if (r < 0) break;
     }
     const ssize_t n = ::recv(c.client.get(), buf, sizeof buf, first ? MSG_DONTWAIT : 0);
@@ -463,20 +470,32 @@ void Egress::relay_http(Conn& c) {
       break;
     }
     auto step = requests.feed(std::string_view(buf, static_cast<std::size_t>(n)));
-    std::string refusal = step.refusal, named;
-    for (const auto& name : step.names) {
-      if (!refusal.empty()) break;
-      refusal = net::stream_name_refusal(hosts_, *pins_, c.dest, name, now_ms());
-      named = name;
+    // What goes on: the checked bytes up to the first head whose name is refused.
+    std::string refusal, named;
+    std::size_t upto = step.forward.size(), heads = step.names.size();
+    for (std::size_t i = 0; i < step.names.size(); ++i) {
+      refusal = net::stream_name_refusal(hosts_, *pins_, c.dest, step.names[i], now_ms());
+      if (!refusal.empty()) {
+        named = step.names[i];
+        upto = step.starts[i];
+        heads = i;
+        break;
+      }
     }
-    if (!refusal.empty()) return refuse_stream(c, "http", std::move(refusal), named);
-    if (!step.forward.empty() && !write_all(c.upstream.get(), step.forward.data(), step.forward.size())) {
+    if (refusal.empty()) refusal = step.refusal;
+    if (upto > 0 && !write_all(c.upstream.get(), step.forward.data(), upto)) {
       ::shutdown(c.client.get(), SHUT_RDWR);
       break;
     }
-    if (first && !step.names.empty()) {
+    if (first && heads > 0) {
       first = false;
       start_back(c);
+    }
+    if (!refusal.empty()) {
+      // Before any request went on: both reset. After: the server answers what it was sent,
+      // then the connection ends; the refused head and all after it never reach it.
+      refuse_stream(c, "http", std::move(refusal), named, !first);
+      return;
     }
   }
 }
@@ -512,7 +531,7 @@ void Egress::inspect_and_splice(Conn& c) {
                             ? net::stream_name_refusal(hosts_, *pins_, c.dest, seen.name, now_ms())
                             : kind_refusal(seen, tls);
   if (!refusal.empty()) {
-    refuse_stream(c, "tls", std::move(refusal), seen.name);
+    refuse_stream(c, "tls", std::move(refusal), seen.name, false);
     c.done = 1;
     return;
   }

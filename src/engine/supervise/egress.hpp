@@ -77,7 +77,10 @@ private:
   void inspect_and_splice(Conn& c);
   void relay_http(Conn& c);
   void start_back(Conn& c);
-  void refuse_stream(Conn& c, const char* what, std::string rule, const std::string& name);
+  // Log the refusal and end the stream: reset both ends, or (let_answers_finish, once requests
+  // went on) stop the client's direction and let the server's answers finish.
+  void refuse_stream(Conn& c, const char* what, std::string rule, const std::string& name,
+                     bool let_answers_finish);
   void reap_locked();
 
   std::vector<net::HostRule> hosts_;
