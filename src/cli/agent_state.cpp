@@ -914,8 +914,14 @@ int run_agent_state_command(const AgentStateCommand& cmd, const HostSnapshot& sn
   const std::string root = state_root(snapshot);
   if (cmd.op == AgentStateCommand::Op::List) return list_states(root, snapshot.uid);
   auto a = presets::agent_by_name(cmd.agent);
-  if (!a) {
-    base::log::error("agent-state: " + a.error().message());
+  if (!a || a->config.empty()) {
+    std::string valid;
+    for (const auto& known : presets::all_agents())
+      if (!known.config.empty()) valid += (valid.empty() ? "" : ", ") + known.name;
+    base::log::error("agent-state: " +
+                     (a ? "agent " + cmd.agent + " keeps no state (it has no entries in HOME)"
+                        : "unknown agent \"" + cmd.agent + "\"") +
+                     " (valid: " + valid + ")");
     return kExitUsage;
   }
   if (cmd.op == AgentStateCommand::Op::Show) return show_state(root, a->name, snapshot.uid);
