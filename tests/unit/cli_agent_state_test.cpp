@@ -415,6 +415,8 @@ TEST_CASE("agent-state list, show and reset") {
   CHECK(rf::cli::run_agent_state_command(cmd, snap, false, no_answer) == 0);
   cmd.agent = "nope";
   CHECK(rf::cli::run_agent_state_command(cmd, snap, false, no_answer) == rf::cli::kExitUsage);
+  cmd.agent = "generic";  // no entries in HOME: no state
+  CHECK(rf::cli::run_agent_state_command(cmd, snap, false, no_answer) == rf::cli::kExitUsage);
   cmd.op = AgentStateCommand::Op::Reset;
   cmd.agent = "claude";
   CHECK(rf::cli::run_agent_state_command(cmd, snap, false, yes_answer) ==
