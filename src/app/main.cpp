@@ -276,14 +276,16 @@ int run_native(const std::vector<std::string>& args) {
     case rf::cli::NativeCommand::Kind::Run: return run_native_run(cmd->run);
     case rf::cli::NativeCommand::Kind::Doctor: return run_native_doctor(cmd->doctor);
     case rf::cli::NativeCommand::Kind::Verify: return run_native_verify(cmd->verify);
+    case rf::cli::NativeCommand::Kind::AgentState:
+      return rf::cli::run_agent_state_command(cmd->agent_state, rf::cli::gather_host_snapshot());
   }
   print_to(stdout, std::string("ringfence ") + RF_VERSION + "\n");
   return 0;
 }
 
 bool is_native_command(const std::string& a) {
-  return a == "run" || a == "policy" || a == "preset" || a == "doctor" || a == "verify" || a == "--help" ||
-         a == "-h" || a == "--help-all";
+  return a == "run" || a == "policy" || a == "preset" || a == "doctor" || a == "verify" ||
+         a == "agent-state" || a == "--help" || a == "-h" || a == "--help-all";
 }
 
 int run(int argc, char** argv) {

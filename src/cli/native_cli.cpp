@@ -54,6 +54,23 @@ void add_doctor(CLI::App& app, NativeCommand& out) {
   doctor->callback([&out] { out.kind = NativeCommand::Kind::Doctor; });
 }
 
+void add_agent_state(CLI::App& app, NativeCommand& out) {
+  auto* state = app.add_subcommand("agent-state", "List, show or reset the agents' kept state");
+  state->require_subcommand(1);
+  auto& s = out.agent_state;
+  state->add_subcommand("list", "The agents with a state directory: path and size")->callback([&s] {
+    s.op = AgentStateCommand::Op::List;
+  });
+  auto* show = state->add_subcommand("show", "An agent's state: path, entries, size, when it was made");
+  show->add_option("agent", s.agent, "claude | codex | gemini | cursor | cline")->required();
+  show->callback([&s] { s.op = AgentStateCommand::Op::Show; });
+  auto* reset = state->add_subcommand("reset", "Remove an agent's state (its per-project states too)");
+  reset->add_option("agent", s.agent, "claude | codex | gemini | cursor | cline")->required();
+  reset->add_flag("--yes", s.yes, "Do not ask (needed when stdin is not a terminal)");
+  reset->callback([&s] { s.op = AgentStateCommand::Op::Reset; });
+  state->callback([&out] { out.kind = NativeCommand::Kind::AgentState; });
+}
+
 template <typename T>
 CLI::Option* opt(CLI::App* app, const std::string& name, std::optional<T>& dest, const std::string& help);
 
@@ -121,6 +138,10 @@ void add_run(CLI::App& app, NativeCommand& out) {
   run->add_flag("--limit-best-effort", r.limit_best_effort,
                 "Run even when a --limit (or the profile's [limits]) cannot be enforced here");
   run->add_flag("--keep-home", r.keep_home, "Keep the throwaway HOME and print where it is");
+  opt(run, "--agent-state", r.agent_state,
+      "Where the agent's config and state are kept: default (one per agent), project, throwaway, host, or "
+      "DIR")
+      ->type_name("MODE|DIR");
   run->add_flag("--allow-broad-project", r.allow_broad_project,
                 "Allow a project that is the home directory, holds it, or is a system directory");
   opt(run, "--profile", r.profile, "Profile file (TOML); default: ~/.config/ringfence/profile.toml");
@@ -175,6 +196,8 @@ void check_run(const RunOptions& r) {
     throw CLI::ValidationError("--timeout", "must be a positive number of seconds");
   if (r.require && *r.require != "kernel" && *r.require != "landlock" && *r.require != "soft")
     throw CLI::ValidationError("--require", "expected kernel, landlock or soft, got '" + *r.require + "'");
+  if (r.agent_state && r.agent_state->empty())
+    throw CLI::ValidationError("--agent-state", "expected default, project, throwaway, host or a directory");
   if (r.level && *r.level != "kernel" && *r.level != "landlock" && *r.level != "soft")
     throw CLI::ValidationError("--level", "expected kernel, landlock or soft, got '" + *r.level + "'");
   for (const auto& h : r.allow_hosts)
@@ -239,6 +262,7 @@ base::Result<NativeCommand> parse_native(const std::vector<std::string>& args) {
   add_preset(app, out);
   add_doctor(app, out);
   add_verify(app, out);
+  add_agent_state(app, out);
   // `run ... -- COMMAND`: the words after the first "--" are the command, whatever they look like.
   std::vector<std::string> words = args;
   std::vector<std::string> command;

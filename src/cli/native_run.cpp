@@ -341,6 +341,7 @@ RunOptions with_profile(RunOptions o, const Profile& p, const std::string& home)
   if (!o.preset && p.preset) o.preset = presets::preset(*p.preset).id;
   if (!o.agent && p.agent) o.agent = p.agent;
   if (!o.project && p.project) o.project = p.project;
+  if (!o.agent_state && p.agent_state) o.agent_state = expand_home(*p.agent_state, home);
   if (!o.require && p.require) o.require = std::string(presets::level_name(*p.require));
   if (!o.level && p.level) o.level = std::string(presets::level_name(*p.level));
   if (!o.allow_listen && p.allow_listen) o.allow_listen = *p.allow_listen;
@@ -625,6 +626,11 @@ Result<RunPlan> plan_run(const RunOptions& given, const HostFacts& host, const H
   s.supervision.forward_signals = true;
   s.supervision.watch_parent_process = true;
   if (plan.settings.timeout) s.supervision.timeout_ms = *plan.settings.timeout * 1000;
+  RF_TRY_ASSIGN(
+      state, plan_agent_state(opts.agent_state,
+                              given.agent_state ? "--agent-state" : "the profile file's agent_state", *agent,
+                              plan.project, snap));
+  plan.agent_state = std::move(state);
   RF_TRY(plan_host_paths(plan, opts, *agent, host, snap));
   RF_TRY(add_gitconfig(plan, snap));
 
@@ -783,6 +789,7 @@ std::string describe_plan(const RunPlan& plan) {
   out += describe_toolchains(plan);
   for (const auto& m : plan.masked) line("masked: " + m);
   for (const auto& m : plan.unmasked) line("not masked (--unmask, or no secret in it at the start): " + m);
+  out += describe_agent_state(plan);
   for (const auto& c : plan.copies) line("copied into home: " + c.host + (c.copy_back ? " (and back)" : ""));
   for (const auto& n : plan.limits) line("limit " + n);
   if (!plan.dropped_env.empty()) {

@@ -36,7 +36,7 @@ namespace {
 
 constexpr off_t kMaxProfileSize = 1 << 20;
 constexpr std::string_view kTopKeys =
-    "preset, agent, project, require, level, toggles, filesystem, env, network, limits";
+    "preset, agent, agent_state, project, require, level, toggles, filesystem, env, network, limits";
 
 // Collects problems; the one reported is the first in the file (tables iterate by key order).
 class Checker {
@@ -128,8 +128,8 @@ void unknown_key(Checker& c, const toml::key& k, std::string_view table, std::st
   std::string msg = "unknown key " + quoted(k.str());
   if (!table.empty()) msg += " in [" + std::string(table) + "]";
   msg += " (valid: " + std::string(valid) + ")";
-  bool top = k.str() == "preset" || k.str() == "agent" || k.str() == "project" || k.str() == "require" ||
-             k.str() == "level";
+  bool top = k.str() == "preset" || k.str() == "agent" || k.str() == "agent_state" || k.str() == "project" ||
+             k.str() == "require" || k.str() == "level";
   if (!table.empty() && top) msg += "; top-level keys go before the first [table]";
   c.fail(k.source(), std::move(msg));
 }
@@ -345,6 +345,17 @@ void read_scalar(Checker& c, std::string_view key, const toml::node& v, Profile&
     } else {
       c.fail(v.source(), l.error().message());
     }
+  } else if (key == "agent_state") {
+    const bool mode = *s == "default" || *s == "project" || *s == "throwaway" || *s == "host";
+    if (mode || (home_or_absolute(*s) && !has_dot_components(*s))) {
+      out.agent_state = *s;
+    } else {
+      c.fail(
+          v.source(),
+          "\"agent_state\" must be default, project, throwaway, host, or a directory (absolute or ~/, no . "
+          "or .. in it), not " +
+              quoted(*s));
+    }
   } else if (!home_or_absolute(*s) || has_dot_components(*s)) {
     c.fail(v.source(), "\"project\" must be an absolute path or start with ~/ (no . or .. in it)");
   } else {
@@ -354,7 +365,8 @@ void read_scalar(Checker& c, std::string_view key, const toml::node& v, Profile&
 
 void read_top(Checker& c, const toml::key& k, const toml::node& v, Profile& out) {
   std::string_view key = k.str();
-  if (key == "preset" || key == "agent" || key == "project" || key == "require" || key == "level") {
+  if (key == "preset" || key == "agent" || key == "agent_state" || key == "project" || key == "require" ||
+      key == "level") {
     return read_scalar(c, key, v, out);
   }
   if (key != "toggles" && key != "limits" && key != "filesystem" && key != "env" && key != "network") {

@@ -292,6 +292,18 @@ Status add_home(RunPlan& plan, const presets::AgentProfile& agent) {
   // agent's directories are bound into it, its private files copied (never back). An entry
   // inside an agent directory is bound over it, found below it without following a link.
   plan.spec.fs_ops.push_back(op(OpKind::Bind, "", plan.home_inside));
+  if (plan.agent_state.active()) {
+    // The agent's state (agent_state.hpp): its directories bound read-write from the state (a
+    // throwaway copy lies in the throwaway HOME itself), its files copied in by prepare.
+    if (!plan.agent_state.kept()) return {};
+    const std::string state_home = plan.agent_state.home();
+    for (const auto& d : plan.agent_state.dirs) {
+      FsOp o = op(OpKind::Bind, state_home + "/" + d, plan.home_inside + "/" + d);
+      o.source_beneath = state_home;  // no link below the state's home is followed
+      plan.spec.fs_ops.push_back(o);
+    }
+    return {};
+  }
   RF_TRY_ASSIGN(items, agent_grants(plan, agent, real_home));
   for (const auto& item : items) {
     const auto& c = *item.config;
@@ -309,6 +321,8 @@ Status add_soft_home(RunPlan& plan, const presets::AgentProfile& agent) {
   // The same walk as the other levels; only the top-level entries matter here: each is linked
   // into the throwaway HOME (an entry inside a linked directory is there already), or copied.
   // Nothing is protected at this level, so the walk's notes about nested entries do not apply.
+  // The agent's state (agent_state.hpp) is linked and copied in by prepare instead.
+  if (plan.agent_state.active()) return {};
   RF_TRY_ASSIGN(items, walk_agent_config(agent, plan.home_inside));  // the caller's home
   for (const auto& item : items) {
     if (!item.parent.empty()) continue;

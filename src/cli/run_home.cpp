@@ -12,6 +12,7 @@
 #include <cerrno>
 #include <ctime>
 
+#include "ringfence/base/log.hpp"
 #include "ringfence/base/paths.hpp"
 #include "ringfence/base/remove_tree.hpp"
 #include "ringfence/base/sys.hpp"
@@ -208,6 +209,10 @@ Status ThrowawayHome::prepare() {
       ::mkdir(dir.c_str(), 0700);  // single level in practice: agent files sit at the top
     RF_TRY(copy_file(c.host, to, 0600));
   }
+  if (!plan.agent_state.warning.empty()) base::log::warning(plan.agent_state.warning);
+  std::vector<std::string> info;
+  RF_TRY(prepare_agent_state(plan, uid_, info));
+  for (const auto& i : info) base::log::info(i);
   // Files the plan wrote (the filtered gitconfig): the sandbox's own, never copied back.
   for (const auto& f : plan.home_files) {
     const std::string to = plan.home_host + "/" + f.rel;
@@ -228,7 +233,8 @@ Status ThrowawayHome::finish(std::vector<std::string>& not_removed) {
   if (!plan.tmp_host.empty()) remove(plan.tmp_host);  // the landlock level's TMPDIR
   if (!plan.etc_host.empty()) remove(plan.etc_host);  // the generated /etc files
   if (plan.home_host.empty()) return {};
-  Status result;
+  // The agent's files back to its state (never to the real home), before HOME goes.
+  Status result = finish_agent_state(plan, uid_);
   for (const auto& c : plan.copies) {
     if (!c.copy_back) continue;
     std::string from = plan.home_host + "/" + c.inside;

@@ -120,7 +120,15 @@ void add_parents(RunPlan& plan, const std::string& rel) {
 // directory read and execute, so that nothing can be changed, replaced or made at its top (no
 // rename, link or removal either), and the writable entries inside it read-write. Those are
 // reached through the linked directory and need no link of their own.
+// The agent's state (agent_state.hpp) instead: its directories, linked by prepare, read-write (a
+// throwaway copy lies in the throwaway HOME, which is granted as a whole).
 Status add_agent(RunPlan& plan, const presets::AgentProfile& agent, const std::string& real_home) {
+  if (plan.agent_state.active()) {
+    if (plan.agent_state.kept())
+      for (const auto& d : plan.agent_state.dirs)
+        rule(plan, plan.agent_state.home() + "/" + d, kR | kW | kX, false);
+    return {};
+  }
   RF_TRY_ASSIGN(items, agent_grants(plan, agent, real_home));
   for (const auto& item : items) {
     if (item.parent.empty()) {

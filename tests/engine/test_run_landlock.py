@@ -295,7 +295,8 @@ def main():
                           "        return e.errno\n"
                           "print(w('projects/s'), w('settings.json'), w('new'), w('hooks'), "
                           "open(h + 'settings.json').read())\n")
-                r = sandbox(user, mode, ["--agent", "claude", "--network", "off", "--", "python3", "-c", script],
+                r = sandbox(user, mode, ["--agent", "claude", "--agent-state", "host", "--network", "off", "--",
+                                         "python3", "-c", script],
                             proj, env)
                 check(f"{tag}: agent: a writable entry is writable, settings.json is not, new entries are refused",
                       r.returncode == 0 and r.stdout.split() == ["0", str(EACCES), str(EACCES), str(EACCES), "{}"] and

@@ -359,7 +359,7 @@ def agent_config_in_home(ctx):
              '&& echo renamed; echo hook >> "$HOME/.claude/settings.json" 2>/dev/null || echo settings-ro; '
              'mkdir -p "$HOME/.claude/hooks" && echo x > "$HOME/.claude/hooks/h" && echo hook-in-sandbox; '
              'echo p > "$HOME/.claude/projects/p" && echo project-state; cat "$HOME/.ssh/id_rsa" 2>&1',
-             "--agent", "claude")
+             "--agent", "claude", "--agent-state", "host")
     out = r.stdout
     check('{"x": 1}' in out, f"the agent's directory is there: {out!r} {r.stderr!r}")
     check("HOST-SSH-KEY" not in out, f"no ssh keys: {out!r}")
@@ -374,6 +374,100 @@ def agent_config_in_home(ctx):
     check("project-state" in out, f"the agent's own state directory is writable: {out!r}")
     with open(os.path.join(e.home, ".claude", "projects", "p")) as f:
         check_eq(f.read(), "p\n", "and kept on the host")
+
+
+def tree_digest(top):
+    """Every name below top with its kind and content hash (links: their target)."""
+    import hashlib
+    out = {}
+    for root, dirs, files in os.walk(top):
+        for n in dirs + files:
+            path = os.path.join(root, n)
+            rel = os.path.relpath(path, top)
+            if os.path.islink(path):
+                out[rel] = "link " + os.readlink(path)
+            elif os.path.isdir(path):
+                out[rel] = "dir"
+            else:
+                with open(path, "rb") as f:
+                    out[rel] = hashlib.sha256(f.read()).hexdigest()
+    return out
+
+
+def agent_state_cmd(e, args):
+    argv = (SETPRIV if e.ctx.user == "unpriv" else []) + [e.ctx.h.target, "agent-state"] + args
+    return subprocess.run(argv, capture_output=True, text=True, timeout=30, cwd=e.project, env=e.env,
+                          stdin=subprocess.DEVNULL)
+
+
+@suite.case()
+def agent_state_kept_privately(ctx):
+    """The agent's logins, trust and sessions are kept across runs in a state directory of
+    ringfence's, and the real home is never written: a file the agent replaces by rename (mv over
+    ~/.claude.json), new entries of ~/.claude and of ~/.codex (which the host lacks), a second run
+    that sees them; throwaway keeps nothing; reset removes the state."""
+    e = Env(ctx)
+    state = os.path.join(e.base, "state")
+    e.env["XDG_STATE_HOME"] = state
+    before = tree_digest(e.home)
+    r = e.sh('echo \'{"n": 2}\' > "$HOME/.claude.json.new" && mv "$HOME/.claude.json.new" "$HOME/.claude.json" '
+             '&& echo renamed; echo s1 > "$HOME/.claude/new-session-file" && echo session; '
+             'echo hook >> "$HOME/.claude/settings.json" && echo settings', "--agent", "claude")
+    check_eq(r.returncode, 0, f"first claude run: {r.stderr}")
+    check(r.stdout.split() == ["renamed", "session", "settings"], f"the state is writable inside: {r.stdout!r}")
+    check("agent state: made " in r.stderr, f"the first use says it made the state: {r.stderr!r}")
+    r = e.sh('echo \'{"token": "t1"}\' > "$HOME/.codex/auth.json" && echo auth', "--agent", "codex")
+    check_eq((r.returncode, r.stdout), (0, "auth\n"), f"codex, never run on the host, may log in: {r.stderr}")
+    r = e.sh('cat "$HOME/.claude.json" "$HOME/.claude/new-session-file"; tail -n1 "$HOME/.claude/settings.json"',
+             "--agent", "claude")
+    check_eq(r.stdout, '{"n": 2}\ns1\nhook\n', f"a second claude run sees what the first wrote: {r.stderr}")
+    r = e.sh('cat "$HOME/.codex/auth.json"', "--agent", "codex")
+    check_eq(r.stdout, '{"token": "t1"}\n', f"a second codex run is logged in: {r.stderr}")
+    check_eq(tree_digest(e.home), before, "the real home: every file byte for byte the same, nothing new")
+    claude_dir = os.path.join(state, "ringfence", "agents", "claude")
+    with open(os.path.join(claude_dir, "home", ".claude.json")) as f:
+        check_eq(f.read(), '{"n": 2}\n', "the renamed file is kept in the state directory")
+    check_eq(os.stat(claude_dir).st_mode & 0o7777, 0o700, "the state directory is private")
+
+    # throwaway: the host's copy inside, nothing kept
+    kept = tree_digest(state)
+    r = e.sh('cat "$HOME/.claude/settings.json"; echo \'{"n": 9}\' > "$HOME/.claude.json.new" && '
+             'mv "$HOME/.claude.json.new" "$HOME/.claude.json"; echo t > "$HOME/.claude/throwaway-file"; '
+             'echo x > "$HOME/.codex-like" && echo wrote', "--agent", "claude", "--agent-state", "throwaway")
+    check_eq((r.returncode, r.stdout), (0, '{"x": 1}\nwrote\n'), f"throwaway: the host's own copy: {r.stderr}")
+    check_eq(tree_digest(state), kept, "throwaway: the state directory is untouched")
+    r = e.sh('cat "$HOME/.claude.json"; ls "$HOME/.claude"', "--agent", "claude", "--agent-state", "throwaway")
+    check_eq(r.stdout, '{"n": 1}\nsettings.json\n', f"throwaway: nothing of an earlier run: {r.stderr}")
+    check_eq(tree_digest(e.home), before, "throwaway: the real home unchanged")
+
+    # the dry run names the state and its binds
+    r = e.run(["--dry-run", "--agent", "claude", "--", "true"])
+    check(f"agent state: {claude_dir} (one per agent" in r.stdout and
+          f"bound read-write: {claude_dir}/home/.claude -> {e.home}/.claude" in r.stdout, r.stdout)
+
+    # a state writable by others is refused, and nothing runs
+    root = os.path.join(state, "ringfence")
+    os.chmod(root, 0o777)
+    r = e.sh("echo ran", "--agent", "claude")
+    os.chmod(root, 0o700)
+    check_eq((r.returncode, r.stdout), (EXIT_SETUP, ""), f"a world-writable state root: {r.stderr}")
+    check(f"{root} is writable by everyone (mode 0777)" in r.stderr, r.stderr)
+
+    r = agent_state_cmd(e, ["list"])
+    check(r.returncode == 0 and f"claude\t" in r.stdout and os.path.join(root, "agents", "codex") in r.stdout,
+          f"list: {r.stdout!r} {r.stderr!r}")
+    r = agent_state_cmd(e, ["show", "claude"])
+    check(r.returncode == 0 and "~/.claude.json" in r.stdout and "made: " in r.stdout, f"show: {r.stdout!r}")
+    r = agent_state_cmd(e, ["reset", "claude"])
+    check_eq(r.returncode, EXIT_USAGE, f"reset without --yes and without a terminal is refused: {r.stderr}")
+    check(os.path.isdir(claude_dir), "and the state stays")
+    r = agent_state_cmd(e, ["reset", "claude", "--yes"])
+    check_eq(r.returncode, 0, f"reset --yes: {r.stderr}")
+    check(not os.path.exists(claude_dir), "reset removes the state")
+    check(os.path.isdir(os.path.join(root, "agents", "codex")), "and only that agent's")
+    r = e.sh('cat "$HOME/.claude.json"', "--agent", "claude")
+    check_eq(r.stdout, '{"n": 1}\n', f"after reset, the next run starts from the host's copy again: {r.stderr}")
+    check_eq(tree_digest(e.home), before, "the real home unchanged at the end")
 
 
 @suite.case()

@@ -1,6 +1,7 @@
 #!/usr/bin/env python3
 # SPDX-License-Identifier: LGPL-2.1-or-later
-"""Attacks on the agent directories `ringfence run --agent NAME` brings in from the real home.
+"""Attacks on the agent directories `ringfence run --agent NAME --agent-state host` brings in from
+the real home (the default brings in a copy kept by ringfence instead, and writes none of it).
 
 The host runs what is in them later, outside any sandbox: ~/.claude/local/claude is the script
 behind Claude Code's local install, ~/.gemini/.env is loaded by Gemini CLI (NODE_OPTIONS there
@@ -9,7 +10,7 @@ read-only inside, and only an allowlist of entries in it (sessions, history, tod
 the credentials file the agent refreshes) is writable.
 
 Each case makes a fake HOME (never the real one) with the agent's directories as an installed CLI
-leaves them, runs `ringfence run --agent NAME` at the kernel level and with `--level landlock`,
+leaves them, runs `ringfence run --agent NAME --agent-state host` at the kernel level and with `--level landlock`,
 as root and as uid 65534, and from inside:
 - appends to, truncates, replaces by rename (from a writable entry), renames away, removes,
   hard-links into a writable entry and writes through a link made in a writable entry, each
@@ -221,8 +222,10 @@ class World:
                 os.lchown(n, ctx.uid, ctx.uid)
 
     def run(self, agent, level, plan):
+        # --agent-state host: the real home's entries, bound as the agent profile says (the default
+        # keeps the agent's state in a directory of ringfence's and writes none of the real home).
         argv = [self.ctx.h.target, "run", "--no-profile", "--network", "off", "--agent", agent,
-                "--project", self.proj] + LEVELS[level] + ["--", PY, "-c", ATTACK, json.dumps(plan)]
+                "--agent-state", "host", "--project", self.proj] + LEVELS[level] + ["--", PY, "-c", ATTACK, json.dumps(plan)]
         env = dict(BASE_ENV, HOME=self.home, XDG_RUNTIME_DIR="")
         full = (SETPRIV if self.ctx.unpriv else []) + argv
         return subprocess.run(full, cwd=self.proj, env=env, capture_output=True, text=True, timeout=120,

@@ -144,7 +144,8 @@ TEST_CASE("profile: TOML syntax errors carry the parser's position") {
 
 TEST_CASE("profile: unknown keys, with their position") {
   CHECK(error_of("preset = \"balanced\"\nsandbox = true\n") ==
-        "p.toml:2:1: unknown key \"sandbox\" (valid: preset, agent, project, require, level, toggles, "
+        "p.toml:2:1: unknown key \"sandbox\" (valid: preset, agent, agent_state, project, require, level, "
+        "toggles, "
         "filesystem, "
         "env, network, limits)");
   CHECK(error_of("[toggles]\n  network = \"on\"\n  netwrok = \"off\"\n") ==

@@ -294,6 +294,7 @@ TEST_CASE("agent walk at the kernel level: binds into the throwaway HOME") {
   t.claude_home();
   RunOptions o = options(t);
   o.agent = "claude";
+  o.agent_state = "host";  // the real home's entries, as the profile binds them
   auto plan = rf::cli::plan_run(o, host(Level::Kernel), t.snapshot());
   REQUIRE_MESSAGE(plan, (plan ? "" : plan.error().message()));
   const auto* top = op_at(*plan, t.home + "/.claude");
@@ -321,6 +322,7 @@ TEST_CASE("agent walk at the landlock level: links into the throwaway HOME and r
   t.claude_home();
   RunOptions o = options(t);
   o.agent = "claude";
+  o.agent_state = "host";  // the real home's entries, as the profile binds them
   auto plan = rf::cli::plan_run(o, host(Level::Landlock), t.snapshot());
   REQUIRE_MESSAGE(plan, (plan ? "" : plan.error().message()));
   CHECK(rights_of(*plan, t.home + "/.claude") == (Rule::Read | Rule::Execute));
@@ -345,6 +347,7 @@ TEST_CASE("throwaway HOME: made under the snapshot's runtime directory, removed 
   t.claude_home();
   RunOptions o = options(t);
   o.agent = "claude";
+  o.agent_state = "host";  // the real home's entries, as the profile binds them
   const HostSnapshot snap = t.snapshot();
   auto plan = rf::cli::plan_run(o, host(Level::Kernel), snap);
   REQUIRE_MESSAGE(plan, (plan ? "" : plan.error().message()));

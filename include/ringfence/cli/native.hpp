@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "ringfence/base/result.hpp"
+#include "ringfence/cli/agent_state.hpp"
 
 namespace rf::cli {
 
@@ -61,6 +62,8 @@ struct RunOptions {
   bool limit_best_effort = false;  // run even when an explicit --limit cannot be enforced
   bool verbose = false;            // the dry run lists everything
   bool keep_home = false;
+  // default | project | throwaway | host | DIR: where the agent's state is kept (agent_state.hpp).
+  std::optional<std::string> agent_state;
   std::optional<std::string> profile;
   bool no_profile = false;
   bool dry_run = false;
@@ -93,13 +96,14 @@ struct VerifyCommand {
 };
 
 struct NativeCommand {
-  enum class Kind { Help, Version, Policy, Preset, Run, Doctor, Verify } kind = Kind::Help;
+  enum class Kind { Help, Version, Policy, Preset, Run, Doctor, Verify, AgentState } kind = Kind::Help;
   std::string text;  // Help: the text to print
   PolicyCommand policy;
   PresetCommand preset;
   RunOptions run;
   DoctorCommand doctor;
   VerifyCommand verify;
+  AgentStateCommand agent_state;
 };
 
 // Parses argv after the program name. CLI11's exceptions stop here: a bad command line is an

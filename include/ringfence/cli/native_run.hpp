@@ -14,6 +14,7 @@
 
 #include "ringfence/base/result.hpp"
 #include "ringfence/base/unique_fd.hpp"
+#include "ringfence/cli/agent_state.hpp"
 #include "ringfence/cli/host_snapshot.hpp"
 #include "ringfence/cli/native.hpp"
 #include "ringfence/presets/presets.hpp"
@@ -38,6 +39,7 @@ struct RunPlan {
   std::string home_inside;  // $HOME inside the sandbox
   std::string home_host;    // the throwaway directory (made by ThrowawayHome::prepare)
   std::vector<HomeCopy> copies;
+  AgentStatePlan agent_state;  // where the agent's entries come from, and are kept (agent_state.hpp)
   std::vector<std::string> soft_agent_dirs;  // soft jail: agent directories linked into HOME
   // The landlock level: directories made in the throwaway HOME, then links (relative path in
   // HOME -> host path) to the agent's entries, which the Landlock rules grant one by one; and

@@ -34,6 +34,7 @@ struct Profile {
   std::optional<presets::PresetName> preset;
   std::optional<std::string> agent;                          // "auto" or an agent profile name (checked)
   std::optional<std::string> project;                        // absolute
+  std::optional<std::string> agent_state;                    // as --agent-state (a path: absolute or ~/)
   std::optional<presets::Level> require;                     // refuse to run below this level
   std::optional<presets::Level> level;                       // run at this level or lower (as --level)
   presets::Toggles toggles;                                  // [toggles], with [limits] in toggles.limits
