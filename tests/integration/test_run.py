@@ -686,7 +686,7 @@ def new_session_has_a_terminal_of_its_own(ctx):
         argv[0] = shutil.which(argv[0]) or argv[0]
     env = dict(e.env, TERM="xterm", PS1="rf$ ")
     out, ok = drive_terminal(argv, env, e.project, [
-        (b"", "$ "),  # the prompt: bash is reading its terminal
+        (b"", "bash-"),  # the prompt (\\s-\\v\\$): bash is reading its terminal
         (b"stty size; tty\r", "40 100"),
         (b"sleep 30\r", None),
         (None, 0.5),
