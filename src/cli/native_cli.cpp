@@ -5,6 +5,7 @@
 
 #include <algorithm>
 
+#include "ringfence/base/strings.hpp"
 #include "ringfence/cli/native.hpp"
 #include "ringfence/net/hosts.hpp"
 #include "ringfence/presets/limits.hpp"
@@ -217,21 +218,6 @@ void check_run(const RunOptions& r) {
         "(drop one of them)");
 }
 
-// The edit distance of two words (insertions, deletions, substitutions, transpositions).
-std::size_t distance(const std::string& a, const std::string& b) {
-  std::vector<std::vector<std::size_t>> d(a.size() + 1, std::vector<std::size_t>(b.size() + 1));
-  for (std::size_t i = 0; i <= a.size(); ++i) d[i][0] = i;
-  for (std::size_t j = 0; j <= b.size(); ++j) d[0][j] = j;
-  for (std::size_t i = 1; i <= a.size(); ++i)
-    for (std::size_t j = 1; j <= b.size(); ++j) {
-      d[i][j] =
-          std::min({d[i - 1][j] + 1, d[i][j - 1] + 1, d[i - 1][j - 1] + (a[i - 1] == b[j - 1] ? 0 : 1)});
-      if (i > 1 && j > 1 && a[i - 1] == b[j - 2] && a[i - 2] == b[j - 1])
-        d[i][j] = std::min(d[i][j], d[i - 2][j - 2] + 1);
-    }
-  return d[a.size()][b.size()];
-}
-
 // "unknown option --netwrok (did you mean --network?)": the closest option of `app` within two
 // edits, if there is one.
 std::string unknown_option(const CLI::App& app, const std::string& word) {
@@ -240,7 +226,7 @@ std::string unknown_option(const CLI::App& app, const std::string& word) {
   std::size_t best_d = 3;
   for (const CLI::Option* o : app.get_options()) {
     for (const auto& l : o->get_lnames()) {
-      const std::size_t d = distance(name, "--" + l);
+      const std::size_t d = base::edit_distance(name, "--" + l);
       if (d < best_d) {
         best_d = d;
         best = "--" + l;
@@ -250,11 +236,27 @@ std::string unknown_option(const CLI::App& app, const std::string& word) {
   return "unknown option " + name + (best.empty() ? std::string() : " (did you mean " + best + "?)");
 }
 
+// Usage lines with the whole command ("ringfence agent-state reset"), and run's COMMAND.
+class UsageFormatter : public CLI::Formatter {
+public:
+  std::string make_usage(const CLI::App* app, std::string name) const override {
+    for (const CLI::App* p = app->get_parent(); p != nullptr; p = p->get_parent())
+      name = p->get_name() + " " + name;
+    std::string usage = CLI::Formatter::make_usage(app, name);
+    if (app->get_name() == "run" && app->get_parent() && !app->get_parent()->get_parent()) {
+      const auto nl = usage.rfind('\n');
+      usage.insert(nl == std::string::npos ? usage.size() : nl, " [--] COMMAND [ARGS...]");
+    }
+    return usage;
+  }
+};
+
 }  // namespace
 
 base::Result<NativeCommand> parse_native(const std::vector<std::string>& args) {
   NativeCommand out;
   CLI::App app{"ringfence: a Linux sandbox for coding agents and CI jobs, and a drop-in bwrap", "ringfence"};
+  app.formatter(std::make_shared<UsageFormatter>());
   app.require_subcommand(1);
   app.set_help_all_flag("--help-all", "Show the help of every subcommand");
   add_run(app, out);

@@ -3,6 +3,7 @@
 // its tool installs from its public default source; wider names (a cloud's whole storage service,
 // a CDN's every customer) stay out, because every name allowed is a place data can be sent to.
 #include "ringfence/presets/host_sets.hpp"
+#include "ringfence/base/strings.hpp"
 
 #include <algorithm>
 
@@ -30,21 +31,6 @@ std::vector<HostSet> make_sets() {
   };
 }
 
-// The edit distance of two words (insertions, deletions, substitutions, transpositions).
-std::size_t distance(std::string_view a, std::string_view b) {
-  std::vector<std::vector<std::size_t>> d(a.size() + 1, std::vector<std::size_t>(b.size() + 1));
-  for (std::size_t i = 0; i <= a.size(); ++i) d[i][0] = i;
-  for (std::size_t j = 0; j <= b.size(); ++j) d[0][j] = j;
-  for (std::size_t i = 1; i <= a.size(); ++i)
-    for (std::size_t j = 1; j <= b.size(); ++j) {
-      d[i][j] =
-          std::min({d[i - 1][j] + 1, d[i][j - 1] + 1, d[i - 1][j - 1] + (a[i - 1] == b[j - 1] ? 0 : 1)});
-      if (i > 1 && j > 1 && a[i - 1] == b[j - 2] && a[i - 2] == b[j - 1])
-        d[i][j] = std::min(d[i][j], d[i - 2][j - 2] + 1);
-    }
-  return d[a.size()][b.size()];
-}
-
 }  // namespace
 
 const std::vector<HostSet>& all_host_sets() {
@@ -58,7 +44,7 @@ base::Result<HostSet> host_set_by_name(std::string_view name) {
   for (const auto& s : all_host_sets()) {
     if (s.name == name) return s;
     valid += (valid.empty() ? "" : ", ") + s.name;
-    if (const std::size_t d = distance(name, s.name); d < best_d) {
+    if (const std::size_t d = base::edit_distance(name, s.name); d < best_d) {
       best_d = d;
       best = s.name;
     }

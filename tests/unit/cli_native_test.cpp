@@ -104,6 +104,11 @@ TEST_CASE("help: the subcommand's own text") {
     CAPTURE(opt);
     CHECK(h->text.find(opt) != std::string::npos);
   }
+  CHECK(h->text.find("Usage: ringfence run [OPTIONS] [--] COMMAND [ARGS...]") != std::string::npos);
+  CHECK(h->text.find("bwrap") == std::string::npos);  // run's help is run's, not the top's
+  auto nested = parse_native({"agent-state", "reset", "--help"});
+  REQUIRE(nested);
+  CHECK(nested->text.find("Usage: ringfence agent-state reset") != std::string::npos);
   auto top = parse_native({"--help"});
   REQUIRE(top);
   CHECK(top->text.find("policy") != std::string::npos);
