@@ -18,6 +18,7 @@
 #include <cstring>
 #include <ctime>
 
+#include "agent_state_detail.hpp"
 #include "ringfence/base/kernel.hpp"
 #include "ringfence/base/log.hpp"
 #include "ringfence/base/paths.hpp"
@@ -31,6 +32,14 @@
 #include "ringfence/presets/agents.hpp"
 
 namespace rf::cli {
+
+using agent_state_detail::copy_host_entries;
+using agent_state_detail::CopyBudget;
+using agent_state_detail::open_below;
+using agent_state_detail::open_state_dir;
+using agent_state_detail::read_below;
+using agent_state_detail::size_text;
+
 namespace {
 
 using base::Error;
@@ -90,208 +99,6 @@ Result<UniqueFd> open_or_make_path(const std::string& path) {
   UniqueFd fd(::open(path.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC));
   if (!fd.valid()) return base::errno_error("agent state: cannot open " + path);
   return fd;
-}
-
-// The state directory of `s`, opened and checked from the root (Shared, Project) or by itself
-// (Dir); made where missing when `make`.
-Result<UniqueFd> open_state_dir(const AgentStatePlan& s, uid_t uid, bool make) {
-  const std::string& top = s.mode == AgentStateMode::Dir ? s.dir : s.root;
-  const std::string above = base::parent(top);
-  Result<UniqueFd> parent = make ? open_or_make_path(above) : [&]() -> Result<UniqueFd> {
-    UniqueFd fd(::open(above.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC));
-    if (!fd.valid()) return base::errno_error("agent state: cannot open " + above);
-    return fd;
-  }();
-  if (!parent) return parent.error();
-  const std::string top_name = top.substr(top.rfind('/') + 1);
-  RF_TRY_ASSIGN(dir, open_owned_dir(parent->get(), top_name, top, uid, make));
-  if (s.mode == AgentStateMode::Dir) return dir;
-  std::string path = top;
-  for (const auto& part : base::components(s.dir.substr(top.size()))) {
-    path += "/" + part;
-    RF_TRY_ASSIGN(next, open_owned_dir(dir.get(), part, path, uid, make));
-    dir = std::move(next);
-  }
-  return dir;
-}
-
-// Walks `rel` below `dir` following no link; the last component is opened as a directory (made
-// 0700 where missing when `make`).
-Result<UniqueFd> open_below(int dir, const std::string& rel, const std::string& shown, bool make) {
-  UniqueFd cur(::fcntl(dir, F_DUPFD_CLOEXEC, 0));
-  std::string path = shown;
-  for (const auto& part : base::components(rel)) {
-    path += "/" + part;
-    if (make && ::mkdirat(cur.get(), part.c_str(), 0700) != 0 && errno != EEXIST)
-      return base::errno_error("agent state: cannot make " + path);
-    UniqueFd next(::openat(cur.get(), part.c_str(), O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC));
-    if (!next.valid()) {
-      const int e = errno;
-      if (e == ENOENT) return Error(ENOENT, "agent state: " + path + " does not exist");
-      return Error(e, "agent state: " + path +
-                          " is not a directory (a link or a file): refused; "
-                          "remove it, or reset the state (ringfence agent-state reset)");
-    }
-    cur = std::move(next);
-  }
-  return cur;
-}
-
-// What the first use copies, and its bounds.
-struct CopyBudget {
-  std::uint64_t bytes = 0, entries = 0, skipped = 0;
-  Status charge(std::uint64_t size, const std::string& path) {
-    bytes += size;
-    ++entries;
-    if (bytes > kStateCopyMaxBytes)
-      return Error(EFBIG, "agent state: the host's configuration is larger than " +
-                              std::to_string(kStateCopyMaxBytes >> 20) + " MiB (at " + path +
-                              "): not copied; make the state's home/ yourself with what the agent needs");
-    if (entries > kStateCopyMaxEntries)
-      return Error(EFBIG, "agent state: the host's configuration has more than " +
-                              std::to_string(kStateCopyMaxEntries) + " entries (at " + path +
-                              "): not copied; make the state's home/ yourself with what the agent needs");
-    return {};
-  }
-};
-
-// A link is kept when it stays inside the tree it is copied with: a relative target without "..".
-bool link_stays_inside(const std::string& target) {
-  if (target.empty() || target.starts_with('/')) return false;
-  for (const auto& part : base::components(target))
-    if (part == "..") return false;
-  return true;
-}
-
-// The open file `in` copied as `name` below `to_dir` (made, never replacing anything).
-Status copy_open_file(const UniqueFd& in, int to_dir, const std::string& name, const std::string& path,
-                      CopyBudget& budget) {
-  if (!in.valid()) return base::errno_error("agent state: cannot read " + path);
-  struct stat st {};
-  if (::fstat(in.get(), &st) != 0) return base::errno_error("agent state: cannot stat " + path);
-  if (!S_ISREG(st.st_mode)) {  // changed since it was listed
-    ++budget.skipped;
-    return {};
-  }
-  RF_TRY(budget.charge(static_cast<std::uint64_t>(st.st_size), path));
-  const mode_t mode = (st.st_mode & 0700) | 0600;
-  UniqueFd out(::openat(to_dir, name.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, mode));
-  if (!out.valid()) return base::errno_error("agent state: cannot create the copy of " + path);
-  std::array<char, 65536> buf{};
-  for (;;) {
-    ssize_t n = ::read(in.get(), buf.data(), buf.size());
-    if (n < 0 && errno == EINTR) continue;
-    if (n < 0) return base::errno_error("agent state: cannot read " + path);
-    if (n == 0) break;
-    if (auto w = base::write_all(out.get(), std::string_view(buf.data(), static_cast<std::size_t>(n))); !w)
-      return w.error().reworded("agent state: cannot write the copy of " + path);
-  }
-  return {};
-}
-
-Status copy_regular(int from_dir, const std::string& name, int to_dir, const std::string& path,
-                    CopyBudget& budget) {
-  UniqueFd in(::openat(from_dir, name.c_str(), O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC));
-  return copy_open_file(in, to_dir, name, path, budget);
-}
-
-Status copy_tree(int from, int to, const std::string& path, CopyBudget& budget, int depth);
-
-// One entry of a directory being copied: a regular file, a directory, a link that stays inside;
-// anything else (sockets, fifos, devices, links out) is skipped.
-Status copy_entry(int from_dir, const std::string& name, int to_dir, const std::string& path,
-                  CopyBudget& budget, int depth) {
-  struct stat st {};
-  if (::fstatat(from_dir, name.c_str(), &st, AT_SYMLINK_NOFOLLOW) != 0)
-    return base::errno_error("agent state: cannot stat " + path);
-  if (S_ISREG(st.st_mode)) return copy_regular(from_dir, name, to_dir, path, budget);
-  if (S_ISLNK(st.st_mode)) {
-    std::array<char, 4096> target{};
-    ssize_t n = ::readlinkat(from_dir, name.c_str(), target.data(), target.size() - 1);
-    if (n < 0 || !link_stays_inside(std::string(target.data(), static_cast<std::size_t>(n)))) {
-      ++budget.skipped;
-      return {};
-    }
-    RF_TRY(budget.charge(0, path));
-    if (::symlinkat(target.data(), to_dir, name.c_str()) != 0)
-      return base::errno_error("agent state: cannot copy the link " + path);
-    return {};
-  }
-  if (!S_ISDIR(st.st_mode) || depth > 64) {
-    ++budget.skipped;
-    return {};
-  }
-  RF_TRY(budget.charge(0, path));
-  UniqueFd in(::openat(from_dir, name.c_str(), O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC));
-  if (!in.valid()) return base::errno_error("agent state: cannot read " + path);
-  if (::mkdirat(to_dir, name.c_str(), 0700) != 0)
-    return base::errno_error("agent state: cannot make the copy of " + path);
-  UniqueFd out(::openat(to_dir, name.c_str(), O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC));
-  if (!out.valid()) return base::errno_error("agent state: cannot open the copy of " + path);
-  return copy_tree(in.get(), out.get(), path, budget, depth + 1);
-}
-
-Status copy_tree(int from, int to, const std::string& path, CopyBudget& budget, int depth) {
-  DIR* d = ::fdopendir(::fcntl(from, F_DUPFD_CLOEXEC, 0));
-  if (d == nullptr) return base::errno_error("agent state: cannot list " + path);
-  std::vector<std::string> names;
-  while (const dirent* e = ::readdir(d)) {
-    const std::string n = e->d_name;
-    if (n != "." && n != "..") names.push_back(n);
-  }
-  ::closedir(d);
-  for (const auto& n : names) RF_TRY(copy_entry(from, n, to, path + "/" + n, budget, depth));
-  return {};
-}
-
-// The host's entries of the agent (its top-level ones that exist), copied below `to`. The entry
-// itself may be a link on the host (a dotfiles manager's): it is read where it points, as the
-// host's agent would; below it nothing is followed. Returns the entries copied.
-Result<std::vector<std::string>> copy_host_entries(const AgentStatePlan& s, int to, CopyBudget& budget) {
-  std::vector<std::string> copied;
-  std::vector<std::string> all = s.dirs;
-  all.insert(all.end(), s.files.begin(), s.files.end());
-  for (const auto& rel : all) {
-    const bool is_dir = std::find(s.dirs.begin(), s.dirs.end(), rel) != s.dirs.end();
-    const std::string host = s.host_home + "/" + rel;
-    struct stat st {};
-    if (::stat(host.c_str(), &st) != 0) continue;  // the host has none: nothing to copy
-    if (is_dir ? !S_ISDIR(st.st_mode) : !S_ISREG(st.st_mode)) {
-      ++budget.skipped;
-      continue;
-    }
-    const std::string parent_rel = rel.find('/') == std::string::npos ? "" : rel.substr(0, rel.rfind('/'));
-    const std::string name = rel.substr(rel.rfind('/') + 1);
-    RF_TRY_ASSIGN(to_parent, open_below(to, parent_rel, "", true));
-    if (is_dir) {
-      UniqueFd in(::open(host.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC));
-      if (!in.valid()) return base::errno_error("agent state: cannot read " + host);
-      RF_TRY(budget.charge(0, host));
-      if (::mkdirat(to_parent.get(), name.c_str(), 0700) != 0)
-        return base::errno_error("agent state: cannot make the copy of " + host);
-      UniqueFd out(::openat(to_parent.get(), name.c_str(), O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC));
-      if (!out.valid()) return base::errno_error("agent state: cannot open the copy of " + host);
-      RF_TRY(copy_tree(in.get(), out.get(), host, budget, 1));
-    } else {
-      UniqueFd in(::open(host.c_str(), O_RDONLY | O_NONBLOCK | O_CLOEXEC));
-      RF_TRY(copy_open_file(in, to_parent.get(), name, host, budget));
-    }
-    copied.push_back(rel);
-  }
-  return copied;
-}
-
-std::string size_text(std::uint64_t bytes) {
-  char buf[32];
-  if (bytes >= (1ull << 30))
-    std::snprintf(buf, sizeof buf, "%.1f GiB", static_cast<double>(bytes) / (1ull << 30));
-  else if (bytes >= (1ull << 20))
-    std::snprintf(buf, sizeof buf, "%.1f MiB", static_cast<double>(bytes) / (1ull << 20));
-  else if (bytes >= 1024)
-    std::snprintf(buf, sizeof buf, "%.1f KiB", static_cast<double>(bytes) / 1024);
-  else
-    std::snprintf(buf, sizeof buf, "%llu bytes", static_cast<unsigned long long>(bytes));
-  return buf;
 }
 
 std::string now_text() {
@@ -371,41 +178,6 @@ void remove_stale_seeds(const std::string& dir_path, int dir, uid_t uid) {
   }
   ::closedir(d);
   for (const auto& p : stale) (void)base::remove_tree(p);
-}
-
-// A file below an open directory, following no link: its text when it is a regular file of at
-// most kMaxStateFile bytes; nullopt when it is missing; an error for anything else.
-Result<std::optional<std::string>> read_below(int dir, const std::string& rel, const std::string& shown) {
-  const std::string parent_rel = rel.find('/') == std::string::npos ? "" : rel.substr(0, rel.rfind('/'));
-  auto p = open_below(dir, parent_rel, shown, false);
-  if (!p) {
-    if (p.error().code() == ENOENT) return std::optional<std::string>();
-    return p.error();
-  }
-  const std::string name = rel.substr(rel.rfind('/') + 1);
-  UniqueFd fd(::openat(p->get(), name.c_str(), O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC));
-  if (!fd.valid()) {
-    if (errno == ENOENT) return std::optional<std::string>();
-    return base::errno_error("agent state: cannot read " + shown + "/" + rel);
-  }
-  struct stat st {};
-  if (::fstat(fd.get(), &st) != 0 || !S_ISREG(st.st_mode))
-    return Error(EINVAL, "agent state: " + shown + "/" + rel + " is not a regular file: not taken");
-  if (st.st_size > kMaxStateFile)
-    return Error(EFBIG, "agent state: " + shown + "/" + rel + " is larger than " +
-                            std::to_string(kMaxStateFile >> 20) + " MiB: not taken");
-  std::string out;
-  std::array<char, 65536> buf{};
-  for (;;) {
-    ssize_t n = ::read(fd.get(), buf.data(), buf.size());
-    if (n < 0 && errno == EINTR) continue;
-    if (n < 0) return base::errno_error("agent state: cannot read " + shown + "/" + rel);
-    if (n == 0) break;
-    out.append(buf.data(), static_cast<std::size_t>(n));
-    if (out.size() > static_cast<std::size_t>(kMaxStateFile))
-      return Error(EFBIG, "agent state: " + shown + "/" + rel + " grew past the bound: not taken");
-  }
-  return std::optional<std::string>(std::move(out));
 }
 
 // `text` as the file `rel` below `dir` (its parents made 0700), written under a temporary name
@@ -510,6 +282,86 @@ std::string host_state_warning(const presets::AgentProfile& agent) {
 }
 
 }  // namespace
+
+namespace agent_state_detail {
+
+using base::Error;
+using base::Result;
+using base::Status;
+using base::UniqueFd;
+
+// The state directory of `s`, opened and checked from the root (Shared, Project) or by itself
+// (Dir); made where missing when `make`.
+Result<UniqueFd> open_state_dir(const AgentStatePlan& s, uid_t uid, bool make) {
+  const std::string& top = s.mode == AgentStateMode::Dir ? s.dir : s.root;
+  const std::string above = base::parent(top);
+  Result<UniqueFd> parent = make ? open_or_make_path(above) : [&]() -> Result<UniqueFd> {
+    UniqueFd fd(::open(above.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC));
+    if (!fd.valid()) return base::errno_error("agent state: cannot open " + above);
+    return fd;
+  }();
+  if (!parent) return parent.error();
+  const std::string top_name = top.substr(top.rfind('/') + 1);
+  RF_TRY_ASSIGN(dir, open_owned_dir(parent->get(), top_name, top, uid, make));
+  if (s.mode == AgentStateMode::Dir) return dir;
+  std::string path = top;
+  for (const auto& part : base::components(s.dir.substr(top.size()))) {
+    path += "/" + part;
+    RF_TRY_ASSIGN(next, open_owned_dir(dir.get(), part, path, uid, make));
+    dir = std::move(next);
+  }
+  return dir;
+}
+
+std::string size_text(std::uint64_t bytes) {
+  char buf[32];
+  if (bytes >= (1ull << 30))
+    std::snprintf(buf, sizeof buf, "%.1f GiB", static_cast<double>(bytes) / (1ull << 30));
+  else if (bytes >= (1ull << 20))
+    std::snprintf(buf, sizeof buf, "%.1f MiB", static_cast<double>(bytes) / (1ull << 20));
+  else if (bytes >= 1024)
+    std::snprintf(buf, sizeof buf, "%.1f KiB", static_cast<double>(bytes) / 1024);
+  else
+    std::snprintf(buf, sizeof buf, "%llu bytes", static_cast<unsigned long long>(bytes));
+  return buf;
+}
+
+// A file below an open directory, following no link: its text when it is a regular file of at
+// most kMaxStateFile bytes; nullopt when it is missing; an error for anything else.
+Result<std::optional<std::string>> read_below(int dir, const std::string& rel, const std::string& shown) {
+  const std::string parent_rel = rel.find('/') == std::string::npos ? "" : rel.substr(0, rel.rfind('/'));
+  auto p = open_below(dir, parent_rel, shown, false);
+  if (!p) {
+    if (p.error().code() == ENOENT) return std::optional<std::string>();
+    return p.error();
+  }
+  const std::string name = rel.substr(rel.rfind('/') + 1);
+  UniqueFd fd(::openat(p->get(), name.c_str(), O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC));
+  if (!fd.valid()) {
+    if (errno == ENOENT) return std::optional<std::string>();
+    return base::errno_error("agent state: cannot read " + shown + "/" + rel);
+  }
+  struct stat st {};
+  if (::fstat(fd.get(), &st) != 0 || !S_ISREG(st.st_mode))
+    return Error(EINVAL, "agent state: " + shown + "/" + rel + " is not a regular file: not taken");
+  if (st.st_size > kMaxStateFile)
+    return Error(EFBIG, "agent state: " + shown + "/" + rel + " is larger than " +
+                            std::to_string(kMaxStateFile >> 20) + " MiB: not taken");
+  std::string out;
+  std::array<char, 65536> buf{};
+  for (;;) {
+    ssize_t n = ::read(fd.get(), buf.data(), buf.size());
+    if (n < 0 && errno == EINTR) continue;
+    if (n < 0) return base::errno_error("agent state: cannot read " + shown + "/" + rel);
+    if (n == 0) break;
+    out.append(buf.data(), static_cast<std::size_t>(n));
+    if (out.size() > static_cast<std::size_t>(kMaxStateFile))
+      return Error(EFBIG, "agent state: " + shown + "/" + rel + " grew past the bound: not taken");
+  }
+  return std::optional<std::string>(std::move(out));
+}
+
+}  // namespace agent_state_detail
 
 std::string sha256_hex(const std::string& data) {
   Sha256 s;
@@ -705,231 +557,6 @@ std::string describe_agent_state(const RunPlan& plan) {
   for (const auto& f : s.files)
     line("  copied into home, written back to the state at exit: " + s.home() + "/" + f);
   return out;
-}
-
-namespace {
-
-// Sizes of a tree, following no link and entering no other file system, at most 64 deep.
-struct TreeSize {
-  std::uint64_t bytes = 0, entries = 0;
-};
-
-void measure(int dir, TreeSize& t, dev_t dev, int depth, const char* skip = nullptr) {
-  DIR* d = ::fdopendir(::fcntl(dir, F_DUPFD_CLOEXEC, 0));
-  if (d == nullptr) return;
-  std::vector<std::string> subdirs;
-  while (const dirent* e = ::readdir(d)) {
-    const std::string n = e->d_name;
-    if (n == "." || n == ".." || (skip != nullptr && n == skip)) continue;
-    struct stat st {};
-    if (::fstatat(dir, n.c_str(), &st, AT_SYMLINK_NOFOLLOW) != 0) continue;
-    ++t.entries;
-    if (S_ISREG(st.st_mode)) t.bytes += static_cast<std::uint64_t>(st.st_size);
-    if (S_ISDIR(st.st_mode) && st.st_dev == dev && depth < 64) subdirs.push_back(n);
-  }
-  ::closedir(d);
-  for (const auto& n : subdirs) {
-    UniqueFd sub(::openat(dir, n.c_str(), O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC));
-    if (sub.valid()) measure(sub.get(), t, dev, depth + 1);
-  }
-}
-
-TreeSize measure_dir(int dir, const char* skip = nullptr) {
-  TreeSize t;
-  struct stat st {};
-  if (::fstat(dir, &st) == 0) measure(dir, t, st.st_dev, 0, skip);
-  return t;
-}
-
-std::vector<std::string> names_in(int dir) {
-  std::vector<std::string> out;
-  DIR* d = ::fdopendir(::fcntl(dir, F_DUPFD_CLOEXEC, 0));
-  if (d == nullptr) return out;
-  while (const dirent* e = ::readdir(d))
-    if (std::string n = e->d_name; n != "." && n != ".." && !n.starts_with('.')) out.push_back(n);
-  ::closedir(d);
-  std::sort(out.begin(), out.end());
-  return out;
-}
-
-// The value of "KEY value" in a state's `made` note.
-std::string made_field(int dir, const std::string& key) {
-  auto text = read_below(dir, "made", "");
-  if (!text || !*text) return {};
-  for (const auto& l : base::split(**text, '\n'))
-    if (l.starts_with(key + " ")) return l.substr(key.size() + 1);
-  return {};
-}
-
-// $ROOT/agents/AGENT checked from the root down (ENOENT: there is none).
-Result<UniqueFd> open_agent_dir(const std::string& root, const std::string& agent, uid_t uid) {
-  AgentStatePlan s;
-  s.mode = AgentStateMode::Shared;
-  s.root = root;
-  s.dir = root + "/agents/" + agent;
-  return open_state_dir(s, uid, false);
-}
-
-bool ask_on_terminal(const std::string& question) {
-  std::fputs(question.c_str(), stderr);
-  std::fflush(stderr);
-  char line[64];
-  if (std::fgets(line, sizeof line, stdin) == nullptr) return false;
-  std::string a(line);
-  while (!a.empty() && (a.back() == '\n' || a.back() == '\r' || a.back() == ' ')) a.pop_back();
-  return a == "y" || a == "Y" || a == "yes";
-}
-
-void print(const std::string& text) { std::fputs(text.c_str(), stdout); }
-
-int fail(const Error& e) {
-  base::log::error(e.describe_with_cause());
-  return kExitSetup;
-}
-
-int list_states(const std::string& root, uid_t uid) {
-  print("AGENT\tSIZE\tPATH\n");
-  for (const auto& a : presets::all_agents()) {
-    auto dir = open_agent_dir(root, a.name, uid);
-    if (!dir) {
-      if (dir.error().code() == ENOENT) continue;
-      return fail(dir.error());
-    }
-    const std::string path = root + "/agents/" + a.name;
-    print(a.name + "\t" + size_text(measure_dir(dir->get(), "projects").bytes) + "\t" + path + "\n");
-    UniqueFd projects(::openat(dir->get(), "projects", O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC));
-    if (!projects.valid()) continue;
-    for (const auto& n : names_in(projects.get())) {
-      UniqueFd p(::openat(projects.get(), n.c_str(), O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC));
-      if (!p.valid()) continue;
-      std::string project = made_field(p.get(), "project");
-      print(a.name + " (project " + (project.empty() ? n : project) + ")\t" +
-            size_text(measure_dir(p.get()).bytes) + "\t" + path + "/projects/" + n + "\n");
-    }
-  }
-  return 0;
-}
-
-int show_state(const std::string& root, const std::string& agent, uid_t uid) {
-  const std::string path = root + "/agents/" + agent;
-  auto dir = open_agent_dir(root, agent, uid);
-  if (!dir) {
-    if (dir.error().code() != ENOENT) return fail(dir.error());
-    print("agent " + agent + ": no state yet (its first run makes " + path + ")\n");
-    return 0;
-  }
-  print("agent: " + agent + "\npath: " + path + "\n");
-  const std::string made = made_field(dir->get(), "made");
-  const std::string copied = made_field(dir->get(), "copied");
-  const std::string from = made_field(dir->get(), "agent");
-  print("made: " + (made.empty() ? std::string("(unknown)") : made) +
-        (copied.empty()
-             ? std::string()
-             : " (copied from the host" + (from.empty() ? "" : " " + from.substr(5)) + ": " + copied + ")") +
-        "\n");
-  const TreeSize all = measure_dir(dir->get(), "projects");
-  print("size: " + size_text(all.bytes) + " in " + std::to_string(all.entries) + " entries\n");
-  UniqueFd home(::openat(dir->get(), "home", O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC));
-  if (home.valid()) {
-    print("entries (in " + path + "/home, presented in the sandbox's HOME):\n");
-    DIR* d = ::fdopendir(::fcntl(home.get(), F_DUPFD_CLOEXEC, 0));
-    std::vector<std::string> names;
-    while (d != nullptr) {
-      const dirent* e = ::readdir(d);
-      if (e == nullptr) break;
-      if (std::string n = e->d_name; n != "." && n != "..") names.push_back(n);
-    }
-    if (d != nullptr) ::closedir(d);
-    std::sort(names.begin(), names.end());
-    for (const auto& n : names) {
-      struct stat st {};
-      if (::fstatat(home.get(), n.c_str(), &st, AT_SYMLINK_NOFOLLOW) != 0) continue;
-      if (S_ISDIR(st.st_mode)) {
-        UniqueFd sub(::openat(home.get(), n.c_str(), O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC));
-        TreeSize t = sub.valid() ? measure_dir(sub.get()) : TreeSize{};
-        print("  ~/" + n + "/\t" + size_text(t.bytes) + ", " + std::to_string(t.entries) + " entries\n");
-      } else {
-        print("  ~/" + n + "\t" + size_text(static_cast<std::uint64_t>(st.st_size)) + "\n");
-      }
-    }
-  }
-  UniqueFd projects(::openat(dir->get(), "projects", O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC));
-  if (projects.valid()) {
-    const auto names = names_in(projects.get());
-    print("project states: " + std::to_string(names.size()) + "\n");
-    for (const auto& n : names) {
-      UniqueFd p(::openat(projects.get(), n.c_str(), O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC));
-      if (!p.valid()) continue;
-      std::string project = made_field(p.get(), "project");
-      print("  " + (project.empty() ? n : project) + "\t" + size_text(measure_dir(p.get()).bytes) + "\t" +
-            path + "/projects/" + n + "\n");
-    }
-  }
-  return 0;
-}
-
-int reset_state(const std::string& root, const std::string& agent, uid_t uid, bool yes, bool interactive,
-                bool (*confirm)(const std::string&)) {
-  const std::string path = root + "/agents/" + agent;
-  auto dir = open_agent_dir(root, agent, uid);
-  if (!dir) {
-    if (dir.error().code() != ENOENT) return fail(dir.error());
-    print("agent " + agent + ": no state to reset (" + path + " does not exist)\n");
-    return 0;
-  }
-  if (!yes) {
-    const TreeSize t = measure_dir(dir->get());
-    const std::string what = path + " (" + size_text(t.bytes) + ", " + std::to_string(t.entries) +
-                             " entries: its logins, sessions, settings and every project's state)";
-    if (!interactive) {
-      base::log::error("agent-state reset: refusing to remove " + what +
-                       " without --yes (stdin is not a terminal to ask on)");
-      return kExitUsage;
-    }
-    if (!confirm("ringfence: remove " + what + "? [y/N] ")) {
-      print("agent " + agent + ": kept\n");
-      return 0;
-    }
-  }
-  dir->reset();
-  // Out of its name first, in one step: a run starting meanwhile sees the whole state or none.
-  const std::string gone = root + "/agents/.reset-" + agent + "-" + std::to_string(::getpid());
-  if (::rename(path.c_str(), gone.c_str()) != 0)
-    return fail(base::errno_error("agent-state reset: cannot move " + path + " out of the way"));
-  auto left = base::remove_tree(gone);
-  if (!left.empty()) {
-    for (std::size_t i = 0; i < left.size() && i < 20; ++i) base::log::warning("cannot remove " + left[i]);
-    base::log::error("agent-state reset: " + path + " is gone from its place, but " +
-                     std::to_string(left.size()) + " entries of it are left in " + gone);
-    return kExitSetup;
-  }
-  print("agent " + agent + ": state removed (" + path + ")\n");
-  return 0;
-}
-
-}  // namespace
-
-int run_agent_state_command(const AgentStateCommand& cmd, const HostSnapshot& snapshot, bool interactive,
-                            bool (*confirm)(const std::string& question)) {
-  const std::string root = state_root(snapshot);
-  if (cmd.op == AgentStateCommand::Op::List) return list_states(root, snapshot.uid);
-  auto a = presets::agent_by_name(cmd.agent);
-  if (!a || a->config.empty()) {
-    std::string valid;
-    for (const auto& known : presets::all_agents())
-      if (!known.config.empty()) valid += (valid.empty() ? "" : ", ") + known.name;
-    base::log::error("agent-state: " +
-                     (a ? "agent " + cmd.agent + " keeps no state (it has no entries in HOME)"
-                        : "unknown agent \"" + cmd.agent + "\"") +
-                     " (valid: " + valid + ")");
-    return kExitUsage;
-  }
-  if (cmd.op == AgentStateCommand::Op::Show) return show_state(root, a->name, snapshot.uid);
-  return reset_state(root, a->name, snapshot.uid, cmd.yes, interactive, confirm);
-}
-
-int run_agent_state_command(const AgentStateCommand& cmd, const HostSnapshot& snapshot) {
-  return run_agent_state_command(cmd, snapshot, ::isatty(0) == 1, ask_on_terminal);
 }
 
 }  // namespace rf::cli
