@@ -58,6 +58,7 @@ usage: test_egress.py RINGFENCE RAW_DNS_CLIENT   (as root; also runs as uid 6553
            which must then report every refusal as a failure (the fixture sees the attacks)
 """
 
+import errno
 import json
 import os
 import secrets
@@ -303,6 +304,49 @@ res["udp connected allowed 9000"] = udp_connected(ALLOWED4, 9000)
 res["udp connected allowed6 9000"] = udp_connected(ALLOWED6, 9000)
 res["udp connected dns"] = udp_connected(DNS_ADDR, 53, b"\x12\x35\x01\x00\x00\x01\x00\x00\x00\x00\x00\x00"
                                          b"\x0cdirect-probe\x04test\x00\x00\x01\x00\x01")
+# -- the sockets the launcher connected on the host's network and handed in --
+import ctypes, struct
+libc = ctypes.CDLL(None, use_errno=True)
+def dissolved(then):
+    """Connect to allowed.test:9000 (a socket of the host's network comes back), dissolve the
+    connection with AF_UNSPEC, then try `then` on that socket of the host's network."""
+    s = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
+    s.settimeout(5)
+    try:
+        s.connect((ALLOWED4, 9000))
+        unspec = struct.pack("H", 0) + b"\0" * 14
+        if libc.connect(s.fileno(), unspec, 16) != 0:
+            return {"stage": "unspec", "errno": ctypes.get_errno()}
+        return then(s)
+    except OSError as e:
+        return {"stage": "attack", "errno": e.errno}
+    finally:
+        s.close()
+def listen_on(s):
+    s.listen(5)
+    return {"stage": "listening", "at": s.getsockname()}
+def bind_then_listen(s):
+    s.bind(("0.0.0.0", 0))
+    s.listen(5)
+    return {"stage": "listening", "at": s.getsockname()}
+def to_loopback(s):
+    s.connect(("127.0.0.1", 9))
+    return {"stage": "connected to the host's loopback"}
+def own_server():
+    srv = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
+    srv.bind(("0.0.0.0", 0))
+    srv.listen(1)
+    c = socket.create_connection(("127.0.0.1", srv.getsockname()[1]), timeout=5)
+    a, _ = srv.accept()
+    a.sendall(b"own")
+    got = c.recv(3)
+    for x in (a, c, srv):
+        x.close()
+    return {"stage": "done", "reply": got.decode()}
+res["host socket listen"] = dissolved(listen_on)
+res["host socket bind listen"] = dissolved(bind_then_listen)
+res["host socket to loopback"] = dissolved(to_loopback)
+res["own server"] = own_server()
 print(json.dumps(res))
 '''
 
@@ -463,6 +507,18 @@ def fixture_saw(log, kind=None, addr=None, port=None, **match):
 
 def judge_refusals(user, res, log, vlog, failures, exfil, direct, smuggle):
     j = Judge(user, "refusals", failures)
+    # a socket of the host's network handed in never serves, nor reaches the host's loopback
+    for k in ("host socket listen", "host socket bind listen"):
+        if res[k].get("stage") != "attack" or res[k].get("errno") != errno.EACCES:
+            j.bad(f"{k}: a socket connected on the host's network became a server: {res[k]}")
+    r = res["host socket to loopback"]
+    if r.get("stage") != "attack" or r.get("errno") != ECONNREFUSED:
+        j.bad(f"host socket to loopback: expected ECONNREFUSED, got {r}")
+    if res["own server"] != {"stage": "done", "reply": "own"}:
+        j.bad(f"a server of the sandbox's own on 0.0.0.0 (its own network namespace): {res['own server']}")
+    hosts_served = [x for x in vlog if "cannot be a server" in x.get("rule", "")]
+    if len(hosts_served) < 2:
+        j.bad(f"the refused bind/listen on a host socket are in the violation log: {hosts_served}")
     if f"nameserver {SANDBOX_RESOLVER}" not in res["resolv.conf"] or fxm.DNS_ADDR in res["resolv.conf"]:
         j.bad(f"the sandbox's /etc/resolv.conf does not name {SANDBOX_RESOLVER} alone: {res['resolv.conf']!r}")
     # allowed
