@@ -744,6 +744,20 @@ def masks_by_content_and_unmask(ctx):
           f"the dry run names what a mask left readable: {r.stdout[:2000]!r}")
     r = e.run(["--network", "off", "--unmask", "../x", "--", "true"])
     check_eq(r.returncode, EXIT_USAGE, f"a bad --unmask pattern is a usage error: {r.stderr!r}")
+    # The file found clean at the start is exempt as that object only: a token-bearing .npmrc
+    # renamed over it while the sandbox runs is covered.
+    plain = os.path.join(e.project, "plain", ".npmrc")
+    argv = [ctx.h.target, "run", "--network", "off", "--", "sh", "-c",
+            "while [ ! -e plain/go ]; do sleep 0.05; done; sleep 0.5; wc -c < plain/.npmrc"]
+    p = subprocess.Popen((SETPRIV if ctx.user == "unpriv" else []) + argv, stdout=subprocess.PIPE,
+                         stderr=subprocess.PIPE, text=True, cwd=e.project, env=e.env)
+    time.sleep(1.0)
+    with open(plain + ".new", "w") as f:
+        f.write("//registry.npmjs.org/:_authToken=npm_LATE_CANARY\n")
+    os.rename(plain + ".new", plain)
+    open(os.path.join(e.project, "plain", "go"), "w").close()
+    out, err = p.communicate(timeout=30)
+    check_eq(out.strip(), "0", f"a secret renamed over the clean .npmrc after the start is covered: {err!r}")
 
 
 @suite.case()
