@@ -189,6 +189,16 @@ void add_limits(RunPlan& plan, const HostFacts& host, uid_t uid) {
   }
 }
 
+// RES_OPTIONS (resolv.conf(5)'s options, read by glibc and c-ares) with `option` added.
+void add_resolver_option(spec::Spec& s, const std::string& option) {
+  for (auto& e : s.env_ops)
+    if (e.kind == spec::EnvOp::Kind::Set && e.name == "RES_OPTIONS") {
+      e.value += (e.value.empty() ? "" : " ") + option;
+      return;
+    }
+  s.env_ops.push_back({spec::EnvOp::Kind::Set, "RES_OPTIONS", option});
+}
+
 Status build_kernel_jail(RunPlan& plan, const RunOptions& opts, const presets::AgentProfile& agent,
                          const HostSnapshot& snap) {
   spec::Spec& s = plan.spec;
@@ -272,6 +282,14 @@ void add_network_without_namespace(RunPlan& plan, const RunOptions& opts, const 
                                    const HostSnapshot& snap) {
   if (plan.settings.network) {
     add_connect_policy(plan, opts, snap);
+    if (plan.allowlisted) {  // the host's network: its loopback and servers as at this level
+      auto& cp = plan.spec.supervision.connect;
+      cp.shared_network = true;
+      cp.listen = opts.allow_listen ? spec::ListenPolicy::Unrestricted : spec::ListenPolicy::LoopbackOnly;
+      plan.notes.push_back("egress allowlist " + where +
+                           ": the host's network is shared; DNS to any nameserver is answered by the "
+                           "launcher's resolver, the host's loopback is refused unless --allow-net names it");
+    }
   } else {
     add_connect_policy(plan, RunOptions{}, snap);
     plan.spec.supervision.connect.allow.clear();
@@ -468,18 +486,16 @@ Result<RunPlan> plan_run(const RunOptions& given, const HostFacts& host, const H
   // host goes: the kernel jail, else the Landlock jail (no user namespaces), else the soft jail.
   presets::Level aim =
       plan.settings.fs_jail == presets::Level::Kernel ? presets::Level::Kernel : presets::Level::Soft;
-  std::string aim_reason =
-      aim == presets::Level::Soft ? "the soft jail is asked for (--fs-jail off, or the trusted preset)" : "";
   if (opts.level) {
     auto forced = presets::level_by_name(*opts.level);
     if (!forced) return Error::usage("--level: " + forced.error().message());
     if (*forced < aim) {
       aim = *forced;
-      aim_reason = "--level " + *opts.level + " asks for the " + *opts.level + " level";
       plan.notes.push_back("level lowered to " + std::string(presets::level_name(aim)) + " by --level");
     }
   }
-  // The allowlist needs the network namespace of the sandbox's own, as network off does.
+  // The allowlist takes the network namespace of the sandbox's own where it can, as network
+  // off does; without one it runs on the host's network (shared_network).
   presets::Level host_level =
       plan.settings.network && !plan.allowlisted ? host.level_network_on : host.level_network_off;
   if (host_level == presets::Level::Landlock && host.landlock_abi < 1) host_level = presets::Level::Soft;
@@ -489,16 +505,6 @@ Result<RunPlan> plan_run(const RunOptions& given, const HostFacts& host, const H
         "this host cannot run the " + std::string(presets::level_name(aim)) + " jail: " +
         (host.why_not_kernel.empty() ? std::string("see `ringfence doctor`") : host.why_not_kernel));
     plan.level_reason = host.why_not_kernel;
-  }
-  if (plan.allowlisted && plan.level != presets::Level::Kernel) {
-    const std::string lvl(presets::level_name(plan.level));
-    const std::string why = !aim_reason.empty() ? aim_reason
-                                                : "this host gives the " + lvl + " level: " +
-                                                      (host.why_not_kernel.empty()
-                                                           ? std::string("see ringfence doctor")
-                                                           : host.why_not_kernel + " (see ringfence doctor)");
-    return Error(0,
-                 allowlist_by + " needs the kernel level (a network namespace of the sandbox's own); " + why);
   }
 
   spec::Spec& s = plan.spec;
@@ -539,6 +545,10 @@ Result<RunPlan> plan_run(const RunOptions& given, const HostFacts& host, const H
       if (!given) s.env_ops.push_back({spec::EnvOp::Kind::Set, k, v});
     }
   }
+  // The allowlist on the host's network: glibc's resolver takes an answer over UDP only from
+  // the nameserver's own address, which the launcher's resolver cannot send from; over TCP
+  // (use-vc) it does not look. Added to the options the command would have had.
+  if (s.supervision.connect.shared_network) add_resolver_option(s, "use-vc");
   // What the command (and a prompt) can tell it runs in: set last, so no --env replaces them.
   s.env_ops.push_back({spec::EnvOp::Kind::Set, "RINGFENCE", "1"});
   s.env_ops.push_back(

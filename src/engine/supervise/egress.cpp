@@ -202,7 +202,64 @@ base::Result<std::unique_ptr<Egress>> Egress::create(const spec::ConnectPolicy& 
   }
   e->pins_ = std::make_shared<net::PinTable>();
   e->log_ = std::move(log);
+  if (cp.shared_network) {
+    e->shared_ = true;
+    RF_TRY(e->start_shared_resolver());
+  }
   return e;
+}
+
+// The shared network's resolver: UDP and TCP on 127.0.0.1, one port for both.
+base::Status Egress::start_shared_resolver() {
+  for (int attempt = 0; attempt < 16; ++attempt) {
+    base::UniqueFd udp(::socket(AF_INET, SOCK_DGRAM | SOCK_CLOEXEC, 0));
+    base::UniqueFd tcp(::socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0));
+    if (!udp.valid() || !tcp.valid()) return base::errno_error("egress allowlist: the resolver's socket");
+    sockaddr_in a{};
+    a.sin_family = AF_INET;
+    a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+    if (::bind(udp.get(), reinterpret_cast<sockaddr*>(&a), sizeof a) != 0)
+      return base::errno_error("egress allowlist: binding the resolver to 127.0.0.1");
+    socklen_t len = sizeof a;
+    if (::getsockname(udp.get(), reinterpret_cast<sockaddr*>(&a), &len) != 0)
+      return base::errno_error("egress allowlist: the resolver's address");
+    if (::bind(tcp.get(), reinterpret_cast<sockaddr*>(&a), sizeof a) != 0) {
+      if (errno == EADDRINUSE) continue;  // the port is taken for TCP: another pair
+      return base::errno_error("egress allowlist: binding the resolver's TCP socket to 127.0.0.1");
+    }
+    if (::listen(tcp.get(), 64) != 0) return base::errno_error("egress allowlist: the resolver's listen");
+    resolver_port_ = ntohs(a.sin_port);
+    return start_resolver(std::move(udp), std::move(tcp));
+  }
+  return base::Error(EADDRINUSE, "egress allowlist: no port on 127.0.0.1 free for both UDP and TCP");
+}
+
+int Egress::resolver_name(int domain, bool v6only, sockaddr_storage& out, socklen_t& len) const {
+  out = {};
+  if (domain == AF_INET) {
+    auto* a = reinterpret_cast<sockaddr_in*>(&out);
+    a->sin_family = AF_INET;
+    a->sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+    a->sin_port = htons(resolver_port_);
+    len = sizeof *a;
+    return 0;
+  }
+  if (domain != AF_INET6 || v6only) return ECONNREFUSED;  // the resolver has no IPv6 address
+  auto* a = reinterpret_cast<sockaddr_in6*>(&out);
+  a->sin6_family = AF_INET6;
+  a->sin6_addr.s6_addr[10] = a->sin6_addr.s6_addr[11] = 0xff;
+  a->sin6_addr.s6_addr[12] = 127;
+  a->sin6_addr.s6_addr[15] = 1;
+  a->sin6_port = htons(resolver_port_);
+  len = sizeof *a;
+  return 0;
+}
+
+bool Egress::is_resolver(const net::Destination& d) const {
+  if (d.kind != net::DestinationKind::Inet) return false;
+  if (!shared_) return d.inet.port == 53 && net::format_ip(d.inet) == spec::kSandboxResolver;
+  const net::Address ip = net::reached_ip(d.inet);
+  return ip.port == resolver_port_ && ip.family == net::Family::V4 && ip.v4_value() == INADDR_LOOPBACK;
 }
 
 Egress::~Egress() { stop(); }
@@ -253,7 +310,9 @@ void Egress::stop() {
 
 net::EgressDecision Egress::decide(const net::Policy& policy, const net::Destination& dest, bool stream,
                                    bool datagram_connect) const {
-  return net::decide_egress(policy, hosts_, *pins_, dest, stream, now_ms(), datagram_connect);
+  return net::decide_egress(
+      policy, hosts_, *pins_, dest,
+      {.stream = stream, .datagram_connect = datagram_connect, .shared_network = shared_}, now_ms());
 }
 
 int Egress::host_socket(int like, bool nonblocking, base::UniqueFd& out) const {

@@ -184,7 +184,8 @@ Status Supervisor::take_listener() {
   // Step 3: the listener's number in the command (and the resolver's sockets' under the egress
   // allowlist); take our own copies.
   int numbers[3] = {-1, -1, -1};
-  const std::size_t want = (egress_ ? 3 : 1) * sizeof(int);
+  const bool resolver_from_child = egress_ && !egress_->shared_network();
+  const std::size_t want = (resolver_from_child ? 3 : 1) * sizeof(int);
   ssize_t n = ::read(handoff_.get(), numbers, sizeof numbers);
   if (n < 0 && (errno == EAGAIN || errno == EINTR)) return {};
   if (n != static_cast<ssize_t>(want)) {
@@ -196,7 +197,7 @@ Status Supervisor::take_listener() {
   if (!listener) return listener.error().reworded("connect policy: pidfd_getfd(listener)");
   listener_ = std::move(*listener);
   if (::fcntl(listener_.get(), F_SETFD, FD_CLOEXEC) != 0) return base::errno_error("fcntl");
-  if (egress_) {
+  if (resolver_from_child) {
     auto udp = base::pidfd_getfd(target_pidfd_.get(), numbers[1]);
     if (!udp) return udp.error().reworded("egress allowlist: pidfd_getfd(the resolver's UDP socket)");
     auto tcp = base::pidfd_getfd(target_pidfd_.get(), numbers[2]);
