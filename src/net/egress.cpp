@@ -78,9 +78,16 @@ EgressDecision decide_egress(const Policy& policy, const std::vector<HostRule>& 
     e.route = Route::Resolver;
     return e;
   }
-  if (call.shared_network && is_loopback(ip))
-    return refuse(
-        "egress allowlist: the host's loopback (the sandbox shares the host's network at this level)");
+  if (call.shared_network && is_loopback(ip)) {
+    if (!stream || !call.sandbox_server)
+      return refuse(
+          "egress allowlist: the host's loopback (the sandbox shares the host's network at this level)");
+    e.decision.verdict = Verdict::Allow;
+    e.decision.error = 0;
+    e.decision.rule = "loopback: a server of the sandbox's own";
+    e.route = Route::Sandbox;
+    return e;
+  }
   if (is_loopback(ip)) {
     e.decision.verdict = Verdict::Allow;
     e.decision.error = 0;

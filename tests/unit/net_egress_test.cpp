@@ -142,6 +142,14 @@ TEST_CASE("egress: a shared network (landlock level): DNS to the resolver, the h
     CHECK(d.decision.error == ECONNREFUSED);
     CHECK(shared(lo, 8080, false).route == Route::Refuse);
   }
+  // A server of the sandbox's own on the loopback: its streams only.
+  auto own = [&f](const char* addr, std::uint16_t port, bool stream) {
+    return decide_egress(f.policy, f.hosts, f.pins, to(addr, port),
+                         {.stream = stream, .shared_network = true, .sandbox_server = true}, 1000);
+  };
+  CHECK(own("127.0.0.1", 8080, true).route == Route::Sandbox);
+  CHECK(own("127.0.0.1", 8080, false).route == Route::Refuse);
+  CHECK(own("169.254.169.254", 80, true).route == Route::Refuse);  // the floor before all
   f.policy.rules.push_back(*parse_rule("allow 127.0.0.1:11434"));
   CHECK(shared("127.0.0.1", 11434).route == Route::Direct);
   // Allowed names as before; a datagram connect to them is ENETUNREACH, not performed.

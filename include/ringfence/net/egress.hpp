@@ -34,6 +34,9 @@ struct EgressCall {
   // The sandbox shares the launcher's network namespace (the landlock level): its loopback is
   // the host's, and its DNS goes wherever the host's resolv.conf says.
   bool shared_network = false;
+  // Shared network: the destination is a loopback address where a socket of the sandbox's own
+  // listens (the supervisor saw it listen), so the connection stays between its processes.
+  bool sandbox_server = false;
 };
 
 struct EgressDecision {
@@ -63,9 +66,9 @@ Address reached_ip(const Address& a);
 //  4. anything else is refused with ECONNREFUSED, naming the pinned names where known.
 // With a shared network (no network namespace of the sandbox's own), after 1: port 53 at any
 // address goes to the launcher's resolver (Resolver), a loopback address is the host's and is
-// refused, and a datagram connect to an allowed address is refused with ENETUNREACH (nothing
-// would be routed in a namespace of the sandbox's own either).
-// `policy.default_verdict` must be Deny. The decision's `name` lists the pinned names.
+// refused (unless a stream connect to a server of the sandbox's own: Sandbox), and a datagram connect to an
+// allowed address is refused with ENETUNREACH (nothing would be routed in a namespace of the sandbox's own
+// either). `policy.default_verdict` must be Deny. The decision's `name` lists the pinned names.
 EgressDecision decide_egress(const Policy& policy, const std::vector<HostRule>& hosts, const PinTable& pins,
                              const Destination& dest, const EgressCall& call, std::int64_t now_ms);
 

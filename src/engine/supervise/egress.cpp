@@ -310,9 +310,80 @@ void Egress::stop() {
 
 net::EgressDecision Egress::decide(const net::Policy& policy, const net::Destination& dest, bool stream,
                                    bool datagram_connect) const {
-  return net::decide_egress(
-      policy, hosts_, *pins_, dest,
-      {.stream = stream, .datagram_connect = datagram_connect, .shared_network = shared_}, now_ms());
+  const bool own = shared_ && stream && dest.kind == net::DestinationKind::Inet &&
+                   net::is_loopback(dest.inet) && sandbox_server(dest.inet);
+  return net::decide_egress(policy, hosts_, *pins_, dest,
+                            {.stream = stream,
+                             .datagram_connect = datagram_connect,
+                             .shared_network = shared_,
+                             .sandbox_server = own},
+                            now_ms());
+}
+
+void Egress::note_listener(int sock) {
+  sockaddr_storage ss{};
+  socklen_t len = sizeof ss;
+  struct stat st {};
+  if (::getsockname(sock, reinterpret_cast<sockaddr*>(&ss), &len) != 0 || ::fstat(sock, &st) != 0) return;
+  net::Address a;
+  if (ss.ss_family == AF_INET) {
+    const auto* in = reinterpret_cast<const sockaddr_in*>(&ss);
+    a = net::Address::v4(ntohl(in->sin_addr.s_addr), ntohs(in->sin_port));
+  } else if (ss.ss_family == AF_INET6) {
+    const auto* in6 = reinterpret_cast<const sockaddr_in6*>(&ss);
+    std::array<std::uint8_t, 16> b{};
+    std::memcpy(b.data(), &in6->sin6_addr, 16);
+    a = net::reached_ip(net::Address::v6(b, ntohs(in6->sin6_port)));
+  } else {
+    return;
+  }
+  std::lock_guard lock(mu_);
+  if (listeners_.size() >= 4096) listeners_.erase(listeners_.begin(), listeners_.begin() + 2048);
+  listeners_.emplace_back(a, static_cast<std::uint64_t>(st.st_ino));
+}
+
+namespace {
+
+// The socket with inode `ino` is in the LISTEN state (/proc/net/tcp and tcp6: the fourth field
+// is the state, 0A listening; the tenth the inode).
+bool listening(std::uint64_t ino) {
+  const std::string inode = std::to_string(ino);
+  for (const char* file : {"/proc/net/tcp", "/proc/net/tcp6"}) {
+    auto text = base::read_file(file);
+    if (!text) continue;
+    std::size_t pos = text->find('\n');
+    while (pos != std::string::npos && pos + 1 < text->size()) {
+      const std::size_t next = text->find('\n', pos + 1);
+      const std::string_view line(text->data() + pos + 1,
+                                  (next == std::string::npos ? text->size() : next) - pos - 1);
+      pos = next;
+      std::string_view fields[10];
+      std::size_t n = 0, i = 0;
+      while (n < 10 && i < line.size()) {
+        while (i < line.size() && line[i] == ' ') ++i;
+        const std::size_t start = i;
+        while (i < line.size() && line[i] != ' ') ++i;
+        if (i > start) fields[n++] = line.substr(start, i - start);
+      }
+      if (n == 10 && fields[3] == "0A" && fields[9] == inode) return true;
+    }
+  }
+  return false;
+}
+
+}  // namespace
+
+bool Egress::sandbox_server(const net::Address& dest) const {
+  const net::Address want = net::reached_ip(dest);
+  std::vector<std::uint64_t> inodes;
+  {
+    std::lock_guard lock(mu_);
+    for (const auto& [a, ino] : listeners_)
+      if (a.family == want.family && a.bytes == want.bytes && a.port == want.port) inodes.push_back(ino);
+  }
+  for (auto ino : inodes)
+    if (listening(ino)) return true;
+  return false;
 }
 
 int Egress::host_socket(int like, bool nonblocking, base::UniqueFd& out) const {

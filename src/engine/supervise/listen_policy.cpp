@@ -251,6 +251,7 @@ Reply do_listen(Call& c, ListenPolicy policy, bool egress) {
   }
   if (!c.valid()) return {kFailClosed, 0};
   if (::listen(sock.get(), static_cast<int>(a[1])) != 0) return {errno, 0};
+  if (Egress* e = c.sup.egress(); e && e->shared_network() && is_inet(domain)) e->note_listener(sock.get());
   return {0, 0};
 }
 
