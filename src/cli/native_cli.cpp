@@ -109,7 +109,11 @@ void add_run(CLI::App& app, NativeCommand& out) {
   opt(run, "--project", r.project, "The writable project folder (default: the current folder)");
   run->add_flag("--workspace", r.workspace, "Also show the project at /workspace");
   opt(run, "--network", r.network, "Network: off (loopback only) or on (connect policy)")->type_name(kOnOff);
-  opt(run, "--edits", r.edits, "off: the project is read-only")->type_name(kOnOff);
+  opt(run, "--edits", r.edits, "off: the project is read-only; review: as --review")
+      ->type_name("on|off|review");
+  run->add_flag(
+      "--review", r.review,
+      "Keep the edits in a change set (ringfence changes, apply, discard); the project is untouched");
   opt(run, "--shell", r.shell, "off: only COMMAND (and its interpreter) may be executed")->type_name(kOnOff);
   opt(run, "--web-search", r.web_search, "Recorded for the host; web search runs outside")->type_name(kOnOff);
   opt(run, "--fs-jail", r.fs_jail, "off: no filesystem jail (env scrub and HOME redirect only)")
@@ -189,7 +193,7 @@ void check_run(const RunOptions& r) {
   if (r.command.empty())
     throw CLI::ValidationError("run", "COMMAND is missing (ringfence run [OPTIONS] -- COMMAND [ARGS...])");
   for (const auto* v : {&r.network, &r.edits, &r.shell, &r.web_search, &r.fs_jail})
-    if (*v && **v != "on" && **v != "off")
+    if (*v && **v != "on" && **v != "off" && !(v == &r.edits && **v == "review"))
       throw CLI::ValidationError("run", "expected on or off, got '" + **v + "'");
   if (r.mask_scan_limit && *r.mask_scan_limit < 0)
     throw CLI::ValidationError("--mask-scan-limit", "must be 0 (no bound) or a positive number of entries");

@@ -45,6 +45,12 @@ Result<presets::Toggles> toggles_from(const RunOptions& o) {
   };
   t.network = on(o.network);
   t.edits = on(o.edits);
+  if (o.review || o.edits == std::optional<std::string>("review")) {
+    if (o.edits == std::optional<std::string>("off"))
+      return Error::usage("--review with --edits off: a review run's project is writable inside");
+    t.edits = true;
+    t.review = true;
+  }
   t.shell = on(o.shell);
   t.web_search = on(o.web_search);
   t.fs_jail = on(o.fs_jail);
@@ -506,6 +512,15 @@ Result<RunPlan> plan_run(const RunOptions& given, const HostFacts& host, const H
         (host.why_not_kernel.empty() ? std::string("see `ringfence doctor`") : host.why_not_kernel));
     plan.level_reason = host.why_not_kernel;
   }
+
+  if (plan.settings.review && plan.level != presets::Level::Kernel)
+    return Error(0,
+                 "--review needs the kernel level (an overlay of the project in the sandbox's own mount "
+                 "namespace); this run is at the " +
+                     std::string(presets::level_name(plan.level)) + " level" +
+                     (host.why_not_kernel.empty() ? std::string(" (see ringfence doctor)")
+                                                  : ": " + host.why_not_kernel) +
+                     ". Nothing was run, and the project is not written");
 
   spec::Spec& s = plan.spec;
   s.argv = opts.command;

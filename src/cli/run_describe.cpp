@@ -61,7 +61,10 @@ std::string describe_plan(const RunPlan& plan) {
        (plan.required ? " (required: " + std::string(presets::level_name(*plan.required)) + ")" : ""));
   if (!plan.profile_origin.empty()) line("profile file: " + plan.profile_origin);
   line("agent: " + plan.agent);
-  line("project: " + plan.project + (plan.settings.project_writable ? " (read-write)" : " (read-only)"));
+  line("project: " + plan.project +
+       (plan.settings.review             ? " (review: an overlay; every write is kept in a change set)"
+        : plan.settings.project_writable ? " (read-write)"
+                                         : " (read-only)"));
   // Without a mount namespace HOME is the throwaway directory's own path, made at the start.
   line("home: " +
        (plan.spec.jail != spec::Jail::Kernel

@@ -62,6 +62,7 @@ struct RunOptions {
   bool limit_best_effort = false;  // run even when an explicit --limit cannot be enforced
   bool verbose = false;            // the dry run lists everything
   bool keep_home = false;
+  bool review = false;  // --review (also --edits review)
   // default | project | throwaway | host | DIR: where the agent's state is kept (agent_state.hpp).
   std::optional<std::string> agent_state;
   std::optional<std::string> profile;
