@@ -97,18 +97,6 @@ std::string broad_project(const std::string& project, const std::string& home) {
   return {};
 }
 
-Status add_seccomp(RunPlan& plan, const std::string& name) {
-  auto loaded = policy::load(name);
-  if (!loaded) return loaded.error().reworded("seccomp policy: " + loaded.error().message());
-  auto programs = policy::compile(*loaded);
-  if (!programs)
-    return programs.error().reworded("seccomp policy " + name + ": " + programs.error().message());
-  auto merged = policy::merge_programs(*programs);
-  if (!merged) return merged.error().reworded("seccomp policy " + name + ": " + merged.error().message());
-  plan.spec.seccomp.push_back({merged->bytes});
-  return {};
-}
-
 // rlimits always; memory, pids and cpu through the sandbox's own cgroup where this host has one
 // to give (HostFacts.cgroup), else pids falls back to RLIMIT_NPROC and the rest is reported.
 void add_limits(RunPlan& plan, const HostFacts& host, uid_t uid) {
@@ -581,7 +569,5 @@ Result<RunPlan> plan_run(const RunOptions& opts, const HostFacts& host) {
   RF_TRY(compile_plan_seccomp(plan));
   return plan;
 }
-
-Status compile_plan_seccomp(RunPlan& plan) { return add_seccomp(plan, plan.settings.seccomp); }
 
 }  // namespace rf::cli
