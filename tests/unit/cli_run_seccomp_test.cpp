@@ -98,7 +98,9 @@ TEST_CASE("seccomp: every shipped profile is built in, byte for byte what the co
 TEST_CASE("seccomp: a policy file is compiled once, cached, and compiled again when it changes") {
   CacheHome h;
   const std::string file = h.dir + "/mine.policy";
-  write(file, "@default errno ENOSYS\n@include groups/file_io\n@include groups/memory\n@include groups/process\nptrace: errno EPERM\n");
+  write(file,
+        "@default errno ENOSYS\n@include groups/file_io\n@include groups/memory\n@include "
+        "groups/process\nptrace: errno EPERM\n");
   std::string note;
   auto first = rf::cli::seccomp_program(file, &note);
   REQUIRE_MESSAGE(first, first.error().message());
@@ -118,7 +120,9 @@ TEST_CASE("seccomp: a policy file is compiled once, cached, and compiled again w
   CHECK(*first == rf::policy::merge_programs(*programs)->bytes);
 
   SUBCASE("a changed policy compiles again") {
-    write(file, "@default errno ENOSYS\n@include groups/file_io\n@include groups/memory\n@include groups/process\nptrace: errno EACCES\n");
+    write(file,
+          "@default errno ENOSYS\n@include groups/file_io\n@include groups/memory\n@include "
+          "groups/process\nptrace: errno EACCES\n");
     auto third = rf::cli::seccomp_program(file, &note);
     REQUIRE(third);
     CHECK_MESSAGE(note.find("compiled and cached") != std::string::npos, note);
