@@ -286,6 +286,7 @@ void add_network_without_namespace(RunPlan& plan, const RunOptions& opts, const 
     }
   } else {
     add_connect_policy(plan, RunOptions{}, snap);
+    plan.spec.supervision.connect.hints = !opts.quiet;
     plan.spec.supervision.connect.allow.clear();
     plan.spec.supervision.connect.deny = {"*"};
     plan.spec.supervision.connect.listen = spec::ListenPolicy::None;

@@ -853,6 +853,49 @@ def allowlist_plan_and_usage(ctx):
     check_eq((r.returncode, r.stdout.strip()), (0, "use-vc"), f"a landlock run with the allowlist: {r.stderr!r}")
 
 
+@suite.case()
+def denial_hints_and_why(ctx):
+    """A refused connect is explained on stderr once per kind with the flag that allows it
+    (--quiet: not at all), and `ringfence why` / `violations` read it back from the log. Only
+    loopback addresses are named: a refusal that failed would not leave the machine."""
+    e = Env(ctx)
+    e.env["XDG_RUNTIME_DIR"] = e.runtime
+    script = ("import socket\n"
+              "for port in (9, 9, 13):\n"
+              "    try:\n"
+              "        socket.create_connection(('127.0.0.1', port), timeout=2)\n"
+              "    except OSError as x:\n"
+              "        print(x.errno)\n")
+    rules = ["--deny-net", "127.0.0.1:9", "--deny-net", "127.0.0.1:13"]
+    r = e.run(rules + ["--", "python3", "-c", script])
+    check_eq(r.returncode, 0, f"the run: {r.stderr!r}")
+    check_eq(r.stdout.split(), ["111", "111", "111"], f"the connects are refused: {r.stdout!r}")
+    hints = [x for x in r.stderr.splitlines() if x.startswith("ringfence: refused connect")]
+    check_eq(len(hints), 1, f"one hint for the kind (a deny rule), not one per refusal: {r.stderr!r}")
+    check("127.0.0.1:9 (the rule 'deny 127.0.0.1:9'" in hints[0] and "to allow: remove that rule" in hints[0],
+          f"the hint names the rule and what allows it: {hints}")
+    rf = [e.ctx.h.target]
+    run_as = SETPRIV if ctx.user == "unpriv" else []
+    why = subprocess.run(run_as + rf + ["why"], capture_output=True, text=True, env=e.env, timeout=30)
+    check_eq(why.returncode, 0, f"ringfence why: {why.stderr!r}")
+    check("2x refused connect to 127.0.0.1:9" in why.stdout and "127.0.0.1:13" in why.stdout,
+          f"why explains each refusal of the last run, counted: {why.stdout!r}")
+    js = subprocess.run(run_as + rf + ["violations", "--json"], capture_output=True, text=True, env=e.env,
+                        timeout=30)
+    rows = [json.loads(x) for x in js.stdout.splitlines()]
+    check_eq(len(rows), 3, f"violations --json: the last run's three lines: {js.stdout!r}")
+    check(len({x["run"] for x in rows}) == 1, f"one run id: {rows}")
+    gh = subprocess.run(run_as + rf + ["violations", "--format", "github"], capture_output=True, text=True,
+                        env=e.env, timeout=30)
+    check(all(x.startswith("::warning title=ringfence::refused connect to 127.0.0.1:") for x in gh.stdout.splitlines())
+          and len(gh.stdout.splitlines()) == 3, f"GitHub annotations: {gh.stdout!r}")
+    q = e.run(rules + ["--quiet", "--", "python3", "-c", script])
+    check_eq(q.returncode, 0, f"--quiet run: {q.stderr!r}")
+    check_eq(q.stderr, "", f"--quiet: no information line and no hint: {q.stderr!r}")
+    why2 = subprocess.run(run_as + rf + ["why"], capture_output=True, text=True, env=e.env, timeout=30)
+    check("2x refused connect to 127.0.0.1:9" in why2.stdout, f"the quiet run is in the log all the same: {why2.stdout!r}")
+
+
 def no_survivor(marker):
     out = subprocess.run(["pgrep", "-f", marker], capture_output=True, text=True).stdout.split()
     return out

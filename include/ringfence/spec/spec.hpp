@@ -153,6 +153,9 @@ struct ConnectPolicy {
   // port 53 at any address goes there (connect and addressed sends, rewritten by the
   // supervisor); the host's loopback is refused like any other address no rule names.
   bool shared_network = false;
+  // At the first denial of each kind in the run, one line on stderr saying what was refused and
+  // which flag would allow it (net/explain.hpp), at most 8 in a run.
+  bool hints = false;
 };
 
 // The sandbox's resolver under the egress allowlist (its /etc/resolv.conf names it).
