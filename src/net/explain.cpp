@@ -18,6 +18,8 @@ std::string target(const base::json::Value& v) {
   const std::string addr = v.str("address");
   if (family == "inet6") return "[" + addr + "]:" + std::to_string(static_cast<long>(v.num("port", 0)));
   if (family == "inet") return addr + ":" + std::to_string(static_cast<long>(v.num("port", 0)));
+  // An abstract name is the sandbox's own text, maybe a token of some other program's: not said.
+  if (family == "unix" && addr.starts_with("@")) return "an abstract unix socket";
   if (!addr.empty()) return addr;
   return family.empty() ? std::string("an address") : "a " + family + " address";
 }
@@ -127,11 +129,24 @@ std::optional<Explanation> explain_violation(std::string_view json_line) {
 }
 
 std::string explanation_line(const Explanation& e) {
-  std::string out = e.what;
+  std::string text = e.what;
   if (!e.allow.empty())
-    out += "; to allow: " + e.allow;
+    text += "; to allow: " + e.allow;
   else if (!e.note.empty())
-    out += "; nothing allows it: " + e.note;
+    text += "; nothing allows it: " + e.note;
+  // Names and paths come from the sandbox: on a terminal, only printable ASCII goes out as it
+  // is (no escape sequences, no bidirectional overrides).
+  std::string out;
+  static constexpr char kHex[] = "0123456789abcdef";
+  for (unsigned char c : text) {
+    if (c >= 0x20 && c < 0x7f) {
+      out += static_cast<char>(c);
+    } else {
+      out += "\\x";
+      out += kHex[c >> 4];
+      out += kHex[c & 15];
+    }
+  }
   return out;
 }
 

@@ -79,6 +79,20 @@ TEST_CASE("explain: every class names what was refused and the flag that allows 
         explain_violation(line("203.0.113.5", 443, "deny 203.0.113.0/24"))->kind);
 }
 
+TEST_CASE("explain: what the sandbox named is shown without control characters, abstract names not at all") {
+  const std::string esc = explained(
+      "{\"action\":\"deny\",\"syscall\":\"connect\",\"family\":\"unix\",\"address\":\"/tmp/"
+      "a\\u001b[2Jb\",\"rule\":"
+      "\"unix socket outside the sandbox's directories (no mount namespace at this level)\"}");
+  CHECK(esc.find('\x1b') == std::string::npos);
+  CHECK(esc.find("/tmp/a\\x1b[2Jb") != std::string::npos);
+  const std::string abs = explained(
+      "{\"action\":\"deny\",\"syscall\":\"connect\",\"family\":\"unix\",\"address\":\"@token-123\",\"rule\":"
+      "\"unix abstract sockets are denied unless a rule allows them\"}");
+  CHECK(abs.find("token-123") == std::string::npos);
+  CHECK(abs.find("an abstract unix socket") != std::string::npos);
+}
+
 TEST_CASE("explain: lines that are no denial, and text that is no log line, are not explained") {
   CHECK_FALSE(explain_violation(format_log_limit_json(std::chrono::system_clock::now(), 1024)));
   CHECK_FALSE(explain_violation("not json"));
