@@ -15,6 +15,18 @@
 
 namespace rf::review {
 
+// Sorts paths so that a directory comes right before what is in it ('/' below every byte).
+bool path_less(const std::string& a, const std::string& b) {
+  const std::size_t n = std::min(a.size(), b.size());
+  for (std::size_t i = 0; i < n; ++i) {
+    if (a[i] == b[i]) continue;
+    if (a[i] == '/') return true;
+    if (b[i] == '/') return false;
+    return static_cast<unsigned char>(a[i]) < static_cast<unsigned char>(b[i]);
+  }
+  return a.size() < b.size();
+}
+
 base::Result<std::vector<std::string>> list_dir(int fd, const std::string& shown) {
   base::UniqueFd d(::openat(fd, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC));
   if (!d.valid()) return base::errno_error("open " + shown);

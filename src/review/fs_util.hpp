@@ -14,6 +14,8 @@
 
 namespace rf::review {
 
+// Path order in which a directory comes right before what is in it ('/' sorts first).
+bool path_less(const std::string& a, const std::string& b);
 // The names in a directory (without "." and ".."); `fd` may be O_PATH.
 base::Result<std::vector<std::string>> list_dir(int fd, const std::string& shown);
 // Removes `name` in `dirfd`: a file or link unlinked, a directory emptied first, no link followed.

@@ -13,6 +13,7 @@
 
 #include "fs_util.hpp"
 #include "ringfence/base/paths.hpp"
+#include "ringfence/review/apply.hpp"
 #include "ringfence/review/changes.hpp"
 
 namespace rf::review {
@@ -205,18 +206,6 @@ struct Scanner {
   }
 };
 
-// Sorts paths so that a directory comes right before what is in it ('/' below every byte).
-bool path_less(const std::string& a, const std::string& b) {
-  const std::size_t n = std::min(a.size(), b.size());
-  for (std::size_t i = 0; i < n; ++i) {
-    if (a[i] == b[i]) continue;
-    if (a[i] == '/') return true;
-    if (b[i] == '/') return false;
-    return static_cast<unsigned char>(a[i]) < static_cast<unsigned char>(b[i]);
-  }
-  return a.size() < b.size();
-}
-
 }  // namespace
 
 base::Result<std::vector<Change>> scan_dirs(int upper_fd, int lower_fd,
@@ -229,10 +218,10 @@ base::Result<std::vector<Change>> scan_dirs(int upper_fd, int lower_fd,
   return std::move(s.out);
 }
 
-base::Result<std::vector<Change>> scan(const ChangeSet& cs) {
+base::Result<OpenedChangeSet> open_trees(const ChangeSet& cs, int project_flags) {
   base::UniqueFd slash(::open("/", O_PATH | O_DIRECTORY | O_CLOEXEC));
   auto project = open_beneath(slash.get(), std::string(base::strip_leading_slashes(cs.meta.project)),
-                              O_RDONLY | O_DIRECTORY);
+                              project_flags | O_DIRECTORY);
   if (!project) return std::move(project).error().context("the project " + cs.meta.project);
   struct stat pst {};
   if (::fstat(project->get(), &pst) != 0) return base::errno_error("stat " + cs.meta.project);
@@ -248,7 +237,15 @@ base::Result<std::vector<Change>> scan(const ChangeSet& cs) {
   if (::fstat(upper.get(), &ust) != 0 || ust.st_uid != ::geteuid())
     return base::Error(EPERM,
                        cs.paths.upper + ": not owned by uid " + std::to_string(::geteuid()) + ": refused");
-  return scan_dirs(upper.get(), project->get(), cs.meta.masked, cs.meta.project);
+  OpenedChangeSet o;
+  o.upper = std::move(upper);
+  o.project = std::move(*project);
+  return o;
+}
+
+base::Result<std::vector<Change>> scan(const ChangeSet& cs) {
+  RF_TRY_ASSIGN(t, open_trees(cs, O_RDONLY));
+  return scan_dirs(t.upper.get(), t.project.get(), cs.meta.masked, cs.meta.project);
 }
 
 const char* kind_name(ChangeKind k) {
