@@ -9,6 +9,7 @@
 
 #include "ringfence/base/result.hpp"
 #include "ringfence/cli/agent_state.hpp"
+#include "ringfence/cli/review_command.hpp"
 
 namespace rf::cli {
 
@@ -96,7 +97,17 @@ struct VerifyCommand {
 };
 
 struct NativeCommand {
-  enum class Kind { Help, Version, Policy, Preset, Run, Doctor, Verify, AgentState } kind = Kind::Help;
+  enum class Kind {
+    Help,
+    Version,
+    Policy,
+    Preset,
+    Run,
+    Doctor,
+    Verify,
+    AgentState,
+    Review
+  } kind = Kind::Help;
   std::string text;  // Help: the text to print
   PolicyCommand policy;
   PresetCommand preset;
@@ -104,6 +115,7 @@ struct NativeCommand {
   DoctorCommand doctor;
   VerifyCommand verify;
   AgentStateCommand agent_state;
+  ReviewCommand review;  // changes, apply, discard
 };
 
 // Parses argv after the program name. CLI11's exceptions stop here: a bad command line is an
