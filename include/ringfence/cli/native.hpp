@@ -97,17 +97,8 @@ struct VerifyCommand {
 };
 
 struct NativeCommand {
-  enum class Kind {
-    Help,
-    Version,
-    Policy,
-    Preset,
-    Run,
-    Doctor,
-    Verify,
-    AgentState,
-    Review
-  } kind = Kind::Help;
+  enum class Kind { Help, Version, Policy, Preset, Run, Doctor, Verify, AgentState, Review };
+  Kind kind = Kind::Help;
   std::string text;  // Help: the text to print
   PolicyCommand policy;
   PresetCommand preset;
