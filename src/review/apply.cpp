@@ -98,7 +98,8 @@ struct Applier {
     if ((st.st_mode & S_IFMT) != (c.old_mode & S_IFMT))
       return std::string("is a " + type_word(st.st_mode) + " on the host, the change expects a " +
                          type_word(c.old_mode));
-    if (ctime_ns(st) >= cs.meta.started_ns) return std::string("changed on the host after the run started");
+    if (ctime_ns(st) >= cs.meta.started_ns - kClockSlackNs)
+      return std::string("changed on the host after the run started");
     return std::string();
   }
 

@@ -97,6 +97,11 @@ void put_line(std::string& out, char tag, std::string_view line) {
   if (line.empty() || line.back() != '\n') out += "\n\\ No newline at end of file\n";
 }
 
+bool in_git_dir(const std::string& p) {
+  return p == ".git" || p.rfind(".git/", 0) == 0 || p.find("/.git/") != std::string::npos ||
+         (p.size() > 5 && p.compare(p.size() - 5, 5, "/.git") == 0);
+}
+
 bool binary(std::string_view s) { return s.substr(0, 8000).find('\0') != std::string_view::npos; }
 
 const char* git_mode(mode_t m) {
@@ -223,6 +228,8 @@ base::Result<Diff> unified_diff(const ChangeSet& cs, const std::vector<Change>& 
   RF_TRY_ASSIGN(trees, open_trees(cs, O_PATH));
   Writer w;
   for (const auto& c : changes) {
+    // git apply refuses every path with a .git component: those are listed by scan, not diffed.
+    if (in_git_dir(c.path)) continue;
     const char* om = c.kind == ChangeKind::Added ? nullptr : git_mode(c.old_mode);
     const char* nm = c.kind == ChangeKind::Deleted ? nullptr : git_mode(c.new_mode);
     if (!om && !nm) continue;

@@ -187,7 +187,7 @@ struct Walker {
 }  // namespace
 
 std::vector<Change> risky_changes_since(int project_dirfd, std::int64_t since_ns) {
-  Walker w{since_ns, "", {}};
+  Walker w{since_ns - kClockSlackNs, "", {}};
   char buf[64];
   std::snprintf(buf, sizeof buf, "/proc/self/fd/%d", project_dirfd);
   char real[4096];

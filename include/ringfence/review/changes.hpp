@@ -15,6 +15,11 @@
 
 namespace rf::review {
 
+// File times come from the kernel's coarse clock, which may lag CLOCK_REALTIME by a tick: a
+// time within this much before a baseline counts as after it (a false conflict is safe, a
+// missed one is not).
+inline constexpr std::int64_t kClockSlackNs = 50'000'000;
+
 enum class ChangeKind { Added, Modified, Deleted, TypeChanged, ModeChanged };
 // "added", "modified", "deleted", "type-changed", "mode-changed".
 const char* kind_name(ChangeKind k);

@@ -26,7 +26,8 @@ struct Diff {
 
 // Regular files and links (as git shows them: the target is the content, without a newline);
 // files with a NUL byte in their first 8000 bytes are "Binary files ... differ". Directories,
-// device nodes and FIFOs have no diff.
+// device nodes and FIFOs have no diff, and neither has anything at or under a .git (git apply
+// refuses such paths; `changes` lists them).
 base::Result<Diff> unified_diff(const ChangeSet& cs, const std::vector<Change>& changes);
 
 // The hunks (from "@@") turning `a` into `b`, three lines of context; counts what they add and
