@@ -221,9 +221,8 @@ base::Result<std::vector<Change>> select_changes(const std::vector<Change>& chan
     std::string p = base::normalize(raw);
     while (p.rfind("./", 0) == 0) p = p.substr(2);
     if (p == ".") p.clear();
-    if (!p.empty() &&
-        (p[0] == '/' || base::components(p).end() !=
-                            std::find(base::components(p).begin(), base::components(p).end(), "..")))
+    const auto parts = base::components(p);
+    if (!p.empty() && (p[0] == '/' || std::find(parts.begin(), parts.end(), "..") != parts.end()))
       return base::Error::usage("PATH '" + raw + "': give a path relative to the project, without '..'");
     bool hit = false;
     for (const auto& c : changes)
