@@ -18,7 +18,9 @@ namespace rf::review {
 namespace {
 
 constexpr std::size_t kContext = 3;
-constexpr long kMaxEdits = 4000;
+// Past this many edits the diff is a plain delete-and-add (the trace kept for the walk back
+// grows with the square of it: 2000 edits hold about 32 MB).
+constexpr long kMaxEdits = 2000;
 
 std::vector<std::string_view> lines_of(std::string_view s) {
   std::vector<std::string_view> out;
@@ -46,10 +48,11 @@ std::vector<Op> edit_script(const std::vector<std::string_view>& a, const std::v
   const long max = std::min(N + M, kMaxEdits);
   const long off = max + 1;
   std::vector<long> v(static_cast<std::size_t>(2 * max + 3), 0);
+  // trace[d]: V as it was before step d, for the diagonals -d..d (index k + d).
   std::vector<std::vector<long>> trace;
-  long found = -1;
-  for (long d = 0; d <= max && found < 0; ++d) {
-    trace.push_back(v);
+  long found = N == 0 || M == 0 ? -2 : -1;
+  for (long d = 0; d <= max && found == -1; ++d) {
+    trace.emplace_back(v.begin() + (off - d), v.begin() + (off + d + 1));
     for (long k = -d; k <= d; k += 2) {
       long x = (k == -d || (k != d && v[k - 1 + off] < v[k + 1 + off])) ? v[k + 1 + off] : v[k - 1 + off] + 1;
       long y = x - k;
@@ -69,10 +72,10 @@ std::vector<Op> edit_script(const std::vector<std::string_view>& a, const std::v
     for (long d = found; d > 0; --d) {
       const auto& pv = trace[static_cast<std::size_t>(d)];
       const long k = x - y;
-      const bool down = k == -d || (k != d && pv[k - 1 + off] < pv[k + 1 + off]);
+      const bool down = k == -d || (k != d && pv[k - 1 + d] < pv[k + 1 + d]);
       const long pk = down ? k + 1 : k - 1;
-      const long px = pv[pk + off], py = px - pk;
-      while (x > px + (down ? 0 : 1) && y > py + (down ? 1 : 0)) {
+      const long px = pv[pk + d], py = px - pk;
+      while (x > px && y > py) {
         mid.push_back(Op::Keep);
         --x, --y;
       }
@@ -124,6 +127,8 @@ struct Writer {
 
   void section(const std::string& path, const char* old_mode, const char* new_mode, const std::string& a,
                const std::string& b) {
+    // A change git cannot see (a mode change other than the x bit) has no section.
+    if (old_mode && new_mode && std::string(old_mode) == new_mode && a == b) return;
     const std::string qa = git_quote("a/" + path), qb = git_quote("b/" + path);
     std::string& t = out.text;
     t += "diff --git " + qa + " " + qb + "\n";

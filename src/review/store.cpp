@@ -343,7 +343,9 @@ base::Result<std::vector<ChangeSet>> list_change_sets(const Store& store) {
   std::vector<ChangeSet> out;
   for (const auto& n : names) {
     if (!valid_id(n)) continue;
+    // One that is not safe to read refuses the listing: which project it belongs to is unknown.
     auto cs = open_change_set(store, n);
+    if (!cs && cs.error().code() != ENOENT) return std::move(cs).error();
     if (cs) out.push_back(std::move(*cs));
   }
   return out;
