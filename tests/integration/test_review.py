@@ -327,6 +327,7 @@ def git_branch_commits_merged_view(ctx):
     r = rv.rf("apply", "--git-branch", "review/one")
     check_eq(r.returncode, 1, f"an existing branch: {r.stderr}")
     check("already exists" in r.stderr, f"and says so: {r.stderr!r}")
+    check(not os.path.exists(os.path.join(rv.dir, "git-index")), "the temporary index is removed")
 
 
 @suite.case()

@@ -151,6 +151,28 @@ TEST_CASE("no write leaves the project through a link, the change set's or the h
   rf::base::remove_tree(outside);
 }
 
+TEST_CASE("an entry listed below a link the same apply makes is not written through it") {
+  const std::string outside = temp_dir("outside");
+  Run r;
+  REQUIRE(::mkdir(r.pj("d").c_str(), 0755) == 0);
+  r.start();
+  REQUIRE(::symlink(outside.c_str(), r.up("d").c_str()) == 0);
+  auto changes = r.changes();
+  REQUIRE(changes.size() == 1);  // d: a directory turned into a link out (risky)
+  Change c;                      // what a forged upper listing would add "inside" d
+  c.path = "d/x";
+  c.kind = ChangeKind::Added;
+  c.new_mode = S_IFLNK | 0777;
+  c.link_target = "planted";
+  changes.push_back(c);
+  ApplyOptions o;
+  o.include_risky = true;
+  auto res = apply(r.cs, changes, o);
+  CHECK_FALSE(res);  // the write below the new link fails (ELOOP): openat2 follows no link
+  CHECK(names(outside).empty());
+  rf::base::remove_tree(outside);
+}
+
 TEST_CASE("PATH limits the apply to those paths and the directories that hold them") {
   Run r;
   r.start();
