@@ -121,6 +121,10 @@ base::Result<BranchResult> commit_to_branch(const ChangeSet& cs, const std::vect
                               "started (meta.json has no git_head); --git-branch needs one");
   Git git{cs.meta.project, cs.paths.dir + "/git-index"};
   ::unlink(git.index.c_str());
+  struct DropIndex {
+    const std::string& path;
+    ~DropIndex() { ::unlink(path.c_str()); }
+  } drop{git.index};
   auto name = git.run({"check-ref-format", "--branch", branch});
   if (!name) return base::Error::usage("--git-branch '" + branch + "': not a valid branch name");
   const std::string head = *cs.meta.git_head;
