@@ -52,7 +52,11 @@ struct Applier {
   // Whether the project's entry is already what the change makes it.
   base::Result<bool> matches_new(const Change& c, const struct stat& host) {
     if (c.new_mode == 0 || (host.st_mode & S_IFMT) != (c.new_mode & S_IFMT)) return false;
-    if (!S_ISLNK(host.st_mode) && (host.st_mode & 07777) != perms_of(c, opt.include_risky)) return false;
+    // A directory's set-id bits are not what makes it the change set's (a first apply leaves them out).
+    const mode_t ignore = S_ISDIR(host.st_mode) ? static_cast<mode_t>(S_ISUID | S_ISGID) : 0;
+    if (!S_ISLNK(host.st_mode) &&
+        (host.st_mode & 07777 & ~ignore) != (perms_of(c, opt.include_risky) & ~ignore))
+      return false;
     if (S_ISLNK(host.st_mode)) {
       RF_TRY_ASSIGN(p, open_parent_beneath(root, c.path));
       RF_TRY_ASSIGN(t, read_link_at(p.fd.get(), p.name, c.path));
@@ -257,9 +261,19 @@ base::Result<ApplyResult> apply(const ChangeSet& cs, const std::vector<Change>& 
   Applier a{cs, opt, trees.project.get(), trees.upper.get(), {}, {}, {}, 0};
   std::vector<Change> todo;
   std::set<std::string> adding;
+  // A risky entry left out takes what the change set has below it along (nothing can be
+  // written into a directory that is not made).
+  std::vector<std::string> left_out;
   for (auto& c : selected) {
+    const bool below = std::any_of(left_out.begin(), left_out.end(),
+                                   [&](const std::string& p) { return base::is_under(c.path, p); });
+    if (below && c.kind != ChangeKind::Deleted) {
+      c.risky = true;
+      c.reason = "inside a risky entry that is left out";
+    }
     if (c.risky && !opt.include_risky) {
       r.skipped_risky.push_back(c);
+      if (c.kind != ChangeKind::Deleted && c.kind != ChangeKind::ModeChanged) left_out.push_back(c.path);
       continue;
     }
     if (S_ISDIR(c.new_mode) && c.kind != ChangeKind::ModeChanged) adding.insert(c.path);

