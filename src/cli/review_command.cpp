@@ -274,8 +274,10 @@ int discard(const review::Store& store, const ReviewCommand& cmd) {
       if (cmd.older_than_days && static_cast<double>(now - m.started_ns) > *cmd.older_than_days * 86400e9)
         ids.push_back(m.id);
     }
+  } else if (!cmd.args.empty()) {
+    ids.push_back(cmd.args.front());  // removed as it is, even when it is not safe to read
   } else {
-    auto cs = pick(store, cmd, cmd.args.empty() ? "" : cmd.args.front());
+    auto cs = pick(store, cmd, "");
     if (!cs) return fail("discard", cs.error());
     ids.push_back(cs->meta.id);
   }

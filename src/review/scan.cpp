@@ -228,9 +228,7 @@ base::Result<OpenedChangeSet> open_trees(const ChangeSet& cs, int project_flags)
   if (pst.st_dev != cs.meta.project_dev || pst.st_ino != cs.meta.project_ino)
     return base::Error(ESTALE,
                        cs.meta.project + " is not the directory the run saw (another device/inode): refused");
-  base::UniqueFd parent(::open(base::parent(cs.paths.dir).c_str(), O_PATH | O_DIRECTORY | O_CLOEXEC));
-  if (!parent.valid()) return base::errno_error("open " + base::parent(cs.paths.dir));
-  RF_TRY_ASSIGN(dir, open_private_dir(parent.get(), cs.paths.id, cs.paths.dir));
+  RF_TRY_ASSIGN(dir, open_change_set_dir(cs.paths));
   base::UniqueFd upper(::openat(dir.get(), "upper", kDir));
   if (!upper.valid()) return base::errno_error("open " + cs.paths.upper);
   struct stat ust {};

@@ -196,6 +196,14 @@ base::Result<base::UniqueFd> open_private_dir(int dirfd, const std::string& name
   return fd;
 }
 
+base::Result<base::UniqueFd> open_change_set_dir(const ChangeSetPaths& paths) {
+  const std::string root = base::parent(paths.dir);
+  base::UniqueFd parent(::open(root.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC));
+  if (!parent.valid()) return base::errno_error("open " + root);
+  RF_TRY(check_private(parent.get(), root));
+  return open_private_dir(parent.get(), paths.id, paths.dir);
+}
+
 base::Result<Store> Store::at(const std::string& root) {
   if (root.empty() || root[0] != '/')
     return base::Error(EINVAL, "change store '" + root + "': not an absolute path");
@@ -312,9 +320,7 @@ base::Result<ChangeSetPaths> create_change_set(const Store& store, const std::st
 }
 
 base::Status finish_change_set(const ChangeSetPaths& paths, RunState state, std::optional<int> exit_code) {
-  base::UniqueFd parent(::open(base::parent(paths.dir).c_str(), O_PATH | O_DIRECTORY | O_CLOEXEC));
-  if (!parent.valid()) return base::errno_error("open " + base::parent(paths.dir));
-  RF_TRY_ASSIGN(dir, open_private_dir(parent.get(), paths.id, paths.dir));
+  RF_TRY_ASSIGN(dir, open_change_set_dir(paths));
   RF_TRY_ASSIGN(m, read_meta_at(dir.get(), paths.dir));
   m.state = state;
   m.exit_code = exit_code;
@@ -359,9 +365,7 @@ base::Result<ChangeSet> latest_for_project(const Store& store, const std::string
 }
 
 base::Status mark_applied(const ChangeSet& cs) {
-  base::UniqueFd parent(::open(base::parent(cs.paths.dir).c_str(), O_PATH | O_DIRECTORY | O_CLOEXEC));
-  if (!parent.valid()) return base::errno_error("open " + base::parent(cs.paths.dir));
-  RF_TRY_ASSIGN(dir, open_private_dir(parent.get(), cs.paths.id, cs.paths.dir));
+  RF_TRY_ASSIGN(dir, open_change_set_dir(cs.paths));
   RF_TRY_ASSIGN(m, read_meta_at(dir.get(), cs.paths.dir));
   m.applied = true;
   return write_meta_at(dir.get(), cs.paths.dir, m);

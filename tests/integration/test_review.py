@@ -140,7 +140,7 @@ class Review:
         """The change set as the run side makes it: 0700 directories, meta.json "complete"."""
         time.sleep(0.15)
         root = os.path.join(self.state, "ringfence", "changes")
-        os.makedirs(root, mode=0o700)
+        os.makedirs(root, mode=0o700, exist_ok=True)
         os.chmod(os.path.dirname(root), 0o700)
         ns = time.time_ns()
         cid = time.strftime("%Y%m%d-%H%M%S", time.gmtime(ns // 10**9)) + "-" + secrets.token_hex(2)
@@ -157,6 +157,11 @@ class Review:
         chown_tree(self.state, self.uid)
         self.id = cid
         return cid
+
+    def start_again(self):
+        """Another change set of the same project (a later run)."""
+        time.sleep(1.05)  # ids hold seconds
+        return self.start()
 
     def sandbox(self, script):
         """Runs script in the merged view (overlay in a private mount namespace) and returns the
@@ -328,6 +333,45 @@ def git_branch_commits_merged_view(ctx):
     check_eq(r.returncode, 1, f"an existing branch: {r.stderr}")
     check("already exists" in r.stderr, f"and says so: {r.stderr!r}")
     check(not os.path.exists(os.path.join(rv.dir, "git-index")), "the temporary index is removed")
+
+
+@suite.case()
+def list_and_discard(ctx):
+    """changes --list shows every change set; discard --older-than and --keep remove the old
+    ones, discard ID one, an unknown id is refused; a link in the store is removed, not followed."""
+    rv = Review(ctx)
+    rv.files({"a.txt": "a\n"})
+    chown_tree(rv.project, rv.uid)
+    ids = []
+    for age_days in (30, 2, 1, 0):
+        cid = rv.start() if not ids else rv.start_again()
+        meta_path = os.path.join(rv.dir, "meta.json")
+        with open(meta_path) as f:
+            meta = json.load(f)
+        meta["started_ns"] -= age_days * 86400 * 10**9
+        meta["id"] = cid
+        with open(meta_path, "w") as f:
+            json.dump(meta, f)
+        ids.append(cid)
+    r = rv.rf("changes", "--list")
+    check_eq(r.returncode, 0, f"changes --list: {r.stderr}")
+    check_eq([line.split()[0] for line in r.stdout.splitlines()], sorted(ids), "the listed ids, oldest first")
+    victim = ctx.h.mkdtemp(owner=rv.uid)
+    with open(os.path.join(victim, "keep"), "w") as f:
+        f.write("k")
+    link = os.path.join(os.path.dirname(rv.dir), "20000101-000000-0bad")
+    os.symlink(victim, link)
+    os.lchown(link, rv.uid, rv.uid)
+    check_eq(rv.rf("discard", "20000101-000000-0bad").returncode, 0, "discard of a link in the store")
+    check(os.path.exists(os.path.join(victim, "keep")) and not os.path.lexists(link), "the link went, not its target")
+    r = rv.rf("discard", "--older-than", "10")
+    check_eq(r.returncode, 0, f"discard --older-than: {r.stderr}")
+    check(f"discarded {sorted(ids)[0]}" in r.stdout, f"the 30-day-old one: {r.stdout!r}")
+    r = rv.rf("discard", "--keep", "1")
+    check_eq(r.returncode, 0, f"discard --keep 1: {r.stderr}")
+    left = rv.rf("changes", "--list").stdout.split()
+    check_eq(left[0] if left else None, sorted(ids)[-1], "the newest is kept")
+    check_eq(rv.rf("discard", "20000101-000000-abcd").returncode, 1, "discard of an unknown id")
 
 
 @suite.case()

@@ -80,6 +80,9 @@ private:
 // effective uid, not writable by group or others. The error names the path and why.
 base::Result<base::UniqueFd> open_private_dir(int dirfd, const std::string& name, const std::string& shown);
 
+// The change set's directory, it and the store root above it checked as above.
+base::Result<base::UniqueFd> open_change_set_dir(const ChangeSetPaths& paths);
+
 // Whether `id` has the form YYYYMMDD-HHMMSS-hhhh.
 bool valid_id(const std::string& id);
 // A new id for a run that started at `ns` (CLOCK_REALTIME).
