@@ -56,8 +56,11 @@ struct Scanner {
   std::vector<Change> out;
 
   bool is_masked(const std::string& rel) const {
+    // Paths, as meta.json holds them; a mask pattern there (a glob) is honoured too.
     for (const auto& m : masked)
-      if (base::is_under(rel, base::normalize(m))) return true;
+      if (base::is_under(rel, base::normalize(m)) || base::pattern_applies(m, rel, false) ||
+          base::pattern_applies(m, rel, true))
+        return true;
     return false;
   }
 

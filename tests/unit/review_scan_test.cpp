@@ -142,8 +142,9 @@ TEST_CASE("redirect and metacopy are refused, masked paths are left out") {
   Run r;
   REQUIRE(::mkdir(r.pj("a").c_str(), 0755) == 0);
   put(r.pj(".env"), "SECRET=1");
-  r.start({".env", "secrets"});
+  r.start({".env", "secrets", "*.pem"});
   put(r.up(".env"), "SECRET=2");
+  put(r.up("server.pem"), "key");
   REQUIRE(::mkdir(r.up("secrets").c_str(), 0700) == 0);
   put(r.up("secrets/key"), "k");
   CHECK(r.changes().empty());
