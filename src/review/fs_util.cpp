@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: LGPL-2.1-or-later
-// The review layer's fd-relative file helpers (see fs_util.hpp).
+// The review layer's fd-relative file functions (see fs_util.hpp).
 #include "fs_util.hpp"
 
 #include <dirent.h>

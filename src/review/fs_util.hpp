@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: LGPL-2.1-or-later
-// File-system helpers of the review layer: every one works relative to a directory fd and
+// File-system functions of the review layer: every one works relative to a directory fd and
 // never follows a symbolic link.
 #pragma once
 
