@@ -107,6 +107,17 @@ struct Applier {
     return std::string();
   }
 
+  // The first entry of the project's directory `dir` that is not among `deleting` ("" if none,
+  // or when the directory is gone: check() says what that means).
+  base::Result<std::string> unlisted_entry(const std::string& dir, const std::set<std::string>& deleting) {
+    auto fd = open_beneath(root, dir, O_RDONLY | O_DIRECTORY | O_NOFOLLOW);
+    if (!fd) return std::string();
+    RF_TRY_ASSIGN(names, list_dir(fd->get(), dir));
+    for (const auto& n : names)
+      if (!deleting.count(dir + "/" + n)) return dir + "/" + n;
+    return std::string();
+  }
+
   std::string temp_name() {
     return ".rf-apply-" + std::to_string(::getpid()) + "-" + std::to_string(++counter);
   }
@@ -278,8 +289,33 @@ base::Result<ApplyResult> apply(const ChangeSet& cs, const std::vector<Change>& 
     }
     if (S_ISDIR(c.new_mode) && c.kind != ChangeKind::ModeChanged) adding.insert(c.path);
   }
+  // A directory deletion goes only with everything in it: one that holds a risky deletion left
+  // out is left out too (its parents with it).
+  std::set<std::string> deleting;
+  for (auto& c : selected)
+    if (c.kind == ChangeKind::Deleted && !(c.risky && !opt.include_risky)) deleting.insert(c.path);
+  for (const auto& k : std::vector<Change>(r.skipped_risky)) {
+    if (k.kind != ChangeKind::Deleted) continue;
+    for (std::string p = k.path; p.find('/') != std::string::npos;) {
+      p = p.substr(0, p.rfind('/'));
+      if (!deleting.erase(p)) continue;
+      for (auto& c : selected)
+        if (c.path == p && c.kind == ChangeKind::Deleted) {
+          c.risky = true;
+          c.reason = "holds a risky deletion that is left out";
+          r.skipped_risky.push_back(c);
+        }
+    }
+  }
   for (auto& c : selected) {
     if (c.risky && !opt.include_risky) continue;
+    if (c.kind == ChangeKind::Deleted && S_ISDIR(c.old_mode)) {
+      RF_TRY_ASSIGN(extra, a.unlisted_entry(c.path, deleting));
+      if (!extra.empty()) {
+        r.conflicts.push_back(c.path + ": holds " + extra + ", which this apply does not delete");
+        continue;
+      }
+    }
     RF_TRY_ASSIGN(why, a.check(c, adding));
     if (why == "already")
       r.already.push_back(c);

