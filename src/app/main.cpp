@@ -85,6 +85,7 @@ void report_not_removed(const std::vector<std::string>& left) {
 // `ringfence run`: snapshot the host, plan, compile the seccomp profile, prepare the throwaway
 // HOME, run, finish it, map the outcome.
 int run_native_run(const rf::cli::RunOptions& opts) {
+  if (opts.quiet) rf::base::log::set_quiet(true);
   namespace log = rf::base::log;
   // What this host can do: probed once per boot (cached), each step tried for real.
   const rf::probe::Report probe = rf::probe::host_report(true);
@@ -278,6 +279,8 @@ int run_native(const std::vector<std::string>& args) {
     case rf::cli::NativeCommand::Kind::Verify: return run_native_verify(cmd->verify);
     case rf::cli::NativeCommand::Kind::AgentState:
       return rf::cli::run_agent_state_command(cmd->agent_state, rf::cli::gather_host_snapshot());
+    case rf::cli::NativeCommand::Kind::Violations:
+      return rf::cli::run_violations_command(cmd->violations, rf::cli::gather_host_snapshot());
     case rf::cli::NativeCommand::Kind::Review: return rf::cli::run_review_command(cmd->review);
   }
   print_to(stdout, std::string("ringfence ") + RF_VERSION + "\n");
@@ -286,8 +289,8 @@ int run_native(const std::vector<std::string>& args) {
 
 bool is_native_command(const std::string& a) {
   return a == "run" || a == "policy" || a == "preset" || a == "doctor" || a == "verify" ||
-         a == "agent-state" || a == "changes" || a == "apply" || a == "discard" || a == "--help" ||
-         a == "-h" || a == "--help-all";
+         a == "agent-state" || a == "violations" || a == "why" || a == "changes" || a == "apply" ||
+         a == "discard" || a == "--help" || a == "-h" || a == "--help-all";
 }
 
 int run(int argc, char** argv) {

@@ -21,6 +21,7 @@ Sink g_sink;
 std::string g_program = "ringfence";
 std::atomic<bool> g_level_prefix{false};
 std::atomic<bool> g_verbose{false};
+std::atomic<bool> g_quiet{false};
 
 spdlog::logger& stderr_logger() {
   static auto l = [] {
@@ -57,9 +58,11 @@ void set_program(std::string_view name) {
 }
 void set_level_prefix(bool on) { g_level_prefix = on; }
 void set_verbose(bool on) { g_verbose = on; }
+void set_quiet(bool on) { g_quiet = on; }
 
 void message(Level level, std::string_view text) {
   if (level == Level::Debug && !g_verbose) return;
+  if (level == Level::Info && g_quiet) return;
   std::lock_guard<std::mutex> hold(g_lock);
   if (!g_sink) return;
   std::string shown;

@@ -4,6 +4,10 @@
 
 #include <fnmatch.h>
 
+#include <array>
+#include <cstdint>
+#include <cstring>
+
 namespace rf::base {
 
 std::vector<std::string> components(std::string_view path) {
@@ -64,25 +68,98 @@ bool is_under(std::string_view path, std::string_view prefix) {
   return true;
 }
 
-bool pattern_matches(std::string_view pattern, std::string_view name) {
+namespace {
+
+bool has_glob(std::string_view p) {
+  for (char c : p)
+    if (c == '*' || c == '?' || c == '[' || c == '\\') return true;
+  return false;
+}
+
+// How a pattern is matched: fnmatch(FNM_PATHNAME) without its allocations where the pattern
+// allows. A literal is equal or not; "*SUFFIX" (a literal suffix) matches a name without '/'
+// ending in it (without FNM_PERIOD a leading dot is an ordinary character). Anything else goes
+// to fnmatch, copied to NUL-terminated buffers on the stack when short.
+enum class Kind : std::uint8_t { Literal, Suffix, Glob };
+
+Kind kind_of(std::string_view pattern) {
+  if (!has_glob(pattern)) return Kind::Literal;
+  if (pattern.front() == '*' && !has_glob(pattern.substr(1))) return Kind::Suffix;
+  return Kind::Glob;
+}
+
+bool has_slash(std::string_view s) {
+  for (char c : s)
+    if (c == '/') return true;
+  return false;
+}
+
+bool match(std::string_view pattern, Kind kind, std::string_view name) {
+  if (kind == Kind::Literal) return pattern == name;
+  if (kind == Kind::Suffix && !has_slash(name)) return name.ends_with(pattern.substr(1));
+  char pb[512], nb[1024];
+  if (pattern.size() < sizeof pb && name.size() < sizeof nb) {
+    std::memcpy(pb, pattern.data(), pattern.size());
+    pb[pattern.size()] = 0;
+    std::memcpy(nb, name.data(), name.size());
+    nb[name.size()] = 0;
+    return ::fnmatch(pb, nb, FNM_PATHNAME) == 0;
+  }
   return ::fnmatch(std::string(pattern).c_str(), std::string(name).c_str(), FNM_PATHNAME) == 0;
+}
+
+// pattern_applies for paths of more than 128 components.
+bool applies_deep(std::string_view pattern, Kind kind, bool anchored, bool dir_only, std::string_view relpath,
+                  bool is_dir) {
+  const std::vector<std::string> parts = components(relpath);
+  std::string prefix;
+  for (std::size_t i = 0; i < parts.size(); ++i) {
+    prefix += (prefix.empty() ? "" : "/") + parts[i];
+    const bool dir = i + 1 < parts.size() || is_dir;
+    if (dir_only && !dir) continue;
+    if (match(pattern, kind, anchored ? std::string_view(prefix) : std::string_view(parts[i]))) return true;
+  }
+  return false;
+}
+
+}  // namespace
+
+bool pattern_matches(std::string_view pattern, std::string_view name) {
+  return match(pattern, kind_of(pattern), name);
 }
 
 bool pattern_applies(std::string_view pattern, std::string_view relpath, bool is_dir) {
   bool dir_only = pattern.ends_with("/");
   while (pattern.ends_with("/")) pattern.remove_suffix(1);
-  bool anchored = pattern.find('/') != std::string_view::npos;
+  bool anchored = has_slash(pattern);
   while (pattern.starts_with("/")) pattern.remove_prefix(1);
   if (pattern.empty()) return false;
-  std::vector<std::string> parts = components(relpath);
+  const Kind kind = kind_of(pattern);
+  // The components as components() gives them (no empty ones, no "."), without copies.
+  constexpr std::size_t kMax = 128;
+  std::array<std::string_view, kMax> parts;
+  std::size_t n = 0;
+  for (std::size_t i = 0; i < relpath.size();) {
+    while (i < relpath.size() && relpath[i] == '/') ++i;
+    std::size_t j = i;
+    while (j < relpath.size() && relpath[j] != '/') ++j;
+    if (j > i && relpath.substr(i, j - i) != ".") {
+      if (n == kMax) return applies_deep(pattern, kind, anchored, dir_only, relpath, is_dir);
+      parts[n++] = relpath.substr(i, j - i);
+    }
+    i = j;
+  }
   std::string prefix;
-  for (size_t i = 0; i < parts.size(); ++i) {
-    prefix += (prefix.empty() ? "" : "/") + parts[i];
+  if (anchored) prefix.reserve(relpath.size());
+  for (std::size_t i = 0; i < n; ++i) {
+    if (anchored) {
+      if (!prefix.empty()) prefix += '/';
+      prefix += parts[i];
+    }
     // Every component but the last is a directory.
-    bool dir = i + 1 < parts.size() || is_dir;
+    bool dir = i + 1 < n || is_dir;
     if (dir_only && !dir) continue;
-    if (pattern_matches(pattern, anchored ? std::string_view(prefix) : std::string_view(parts[i])))
-      return true;
+    if (match(pattern, kind, anchored ? std::string_view(prefix) : parts[i])) return true;
   }
   return false;
 }

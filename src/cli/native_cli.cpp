@@ -48,6 +48,29 @@ void add_preset(CLI::App& app, NativeCommand& out) {
   preset->callback([&out] { out.kind = NativeCommand::Kind::Preset; });
 }
 
+void add_violations(CLI::App& app, NativeCommand& out) {
+  auto& v = out.violations;
+  for (const bool why : {false, true}) {
+    auto* sub =
+        why ? app.add_subcommand("why",
+                                 "Explain the refusals of the last run: what, and the flag that allows it")
+            : app.add_subcommand("violations", "Print the violation log of the last run (or --since, --all)");
+    sub->add_flag("--last", v.last, "The last run's lines (the default)");
+    sub->add_option("--since", v.since, "From then on: a duration back (10m, 2h, 1d) or a UTC time");
+    sub->add_flag("--all", v.all, "Every line of the log");
+    sub->add_option("--log", v.log, "Another log file than the user's");
+    if (!why) {
+      sub->add_flag("--json", v.json, "The lines as they are (JSON lines)");
+      sub->add_option("--format", v.format, "github: GitHub Actions ::warning annotations")
+          ->check(CLI::IsMember({"text", "github"}));
+    }
+    sub->callback([&out, why] {
+      out.kind = NativeCommand::Kind::Violations;
+      out.violations.op = why ? ViolationsCommand::Op::Why : ViolationsCommand::Op::List;
+    });
+  }
+}
+
 void add_doctor(CLI::App& app, NativeCommand& out) {
   auto* doctor = app.add_subcommand("doctor", "What this host can enforce, why not, and how to fix it");
   doctor->add_flag("--json", out.doctor.json, "The same report as JSON");
@@ -109,7 +132,13 @@ void add_run(CLI::App& app, NativeCommand& out) {
   opt(run, "--project", r.project, "The writable project folder (default: the current folder)");
   run->add_flag("--workspace", r.workspace, "Also show the project at /workspace");
   opt(run, "--network", r.network, "Network: off (loopback only) or on (connect policy)")->type_name(kOnOff);
-  opt(run, "--edits", r.edits, "off: the project is read-only")->type_name(kOnOff);
+  opt(run, "--edits", r.edits, "off: the project is read-only; review: as --review")
+      ->type_name("on|off|review");
+  run->add_flag("--quiet", r.quiet,
+                "No information lines and no hints on denials (the violation log still has them)");
+  run->add_flag(
+      "--review", r.review,
+      "Keep the edits in a change set (ringfence changes, apply, discard); the project is untouched");
   opt(run, "--shell", r.shell, "off: only COMMAND (and its interpreter) may be executed")->type_name(kOnOff);
   opt(run, "--web-search", r.web_search, "Recorded for the host; web search runs outside")->type_name(kOnOff);
   opt(run, "--fs-jail", r.fs_jail, "off: no filesystem jail (env scrub and HOME redirect only)")
@@ -189,7 +218,7 @@ void check_run(const RunOptions& r) {
   if (r.command.empty())
     throw CLI::ValidationError("run", "COMMAND is missing (ringfence run [OPTIONS] -- COMMAND [ARGS...])");
   for (const auto* v : {&r.network, &r.edits, &r.shell, &r.web_search, &r.fs_jail})
-    if (*v && **v != "on" && **v != "off")
+    if (*v && **v != "on" && **v != "off" && !(v == &r.edits && **v == "review"))
       throw CLI::ValidationError("run", "expected on or off, got '" + **v + "'");
   if (r.mask_scan_limit && *r.mask_scan_limit < 0)
     throw CLI::ValidationError("--mask-scan-limit", "must be 0 (no bound) or a positive number of entries");
@@ -265,6 +294,7 @@ base::Result<NativeCommand> parse_native(const std::vector<std::string>& args) {
   add_doctor(app, out);
   add_verify(app, out);
   add_agent_state(app, out);
+  add_violations(app, out);
   add_review_commands(app, out);
   // `run ... -- COMMAND`: the words after the first "--" are the command, whatever they look like.
   std::vector<std::string> words = args;

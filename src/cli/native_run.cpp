@@ -45,6 +45,12 @@ Result<presets::Toggles> toggles_from(const RunOptions& o) {
   };
   t.network = on(o.network);
   t.edits = on(o.edits);
+  if (o.review || o.edits == std::optional<std::string>("review")) {
+    if (o.edits == std::optional<std::string>("off"))
+      return Error::usage("--review with --edits off: a review run's project is writable inside");
+    t.edits = true;
+    t.review = true;
+  }
   t.shell = on(o.shell);
   t.web_search = on(o.web_search);
   t.fs_jail = on(o.fs_jail);
@@ -88,18 +94,6 @@ std::string broad_project(const std::string& project, const std::string& home) {
   for (const char* sys : {"/etc", "/usr", "/var", "/tmp", "/home", "/root", "/opt", "/srv", "/boot", "/run",
                           "/mnt", "/media", "/var/tmp"})
     if (project == sys) return std::string("it is the system directory ") + sys + " as a whole";
-  return {};
-}
-
-Status add_seccomp(RunPlan& plan, const std::string& name) {
-  auto loaded = policy::load(name);
-  if (!loaded) return loaded.error().reworded("seccomp policy: " + loaded.error().message());
-  auto programs = policy::compile(*loaded);
-  if (!programs)
-    return programs.error().reworded("seccomp policy " + name + ": " + programs.error().message());
-  auto merged = policy::merge_programs(*programs);
-  if (!merged) return merged.error().reworded("seccomp policy " + name + ": " + merged.error().message());
-  plan.spec.seccomp.push_back({merged->bytes});
   return {};
 }
 
@@ -189,6 +183,16 @@ void add_limits(RunPlan& plan, const HostFacts& host, uid_t uid) {
   }
 }
 
+// RES_OPTIONS (resolv.conf(5)'s options, read by glibc and c-ares) with `option` added.
+void add_resolver_option(spec::Spec& s, const std::string& option) {
+  for (auto& e : s.env_ops)
+    if (e.kind == spec::EnvOp::Kind::Set && e.name == "RES_OPTIONS") {
+      e.value += (e.value.empty() ? "" : " ") + option;
+      return;
+    }
+  s.env_ops.push_back({spec::EnvOp::Kind::Set, "RES_OPTIONS", option});
+}
+
 Status build_kernel_jail(RunPlan& plan, const RunOptions& opts, const presets::AgentProfile& agent,
                          const HostSnapshot& snap) {
   spec::Spec& s = plan.spec;
@@ -272,8 +276,17 @@ void add_network_without_namespace(RunPlan& plan, const RunOptions& opts, const 
                                    const HostSnapshot& snap) {
   if (plan.settings.network) {
     add_connect_policy(plan, opts, snap);
+    if (plan.allowlisted) {  // the host's network: its loopback and servers as at this level
+      auto& cp = plan.spec.supervision.connect;
+      cp.shared_network = true;
+      cp.listen = opts.allow_listen ? spec::ListenPolicy::Unrestricted : spec::ListenPolicy::LoopbackOnly;
+      plan.notes.push_back("egress allowlist " + where +
+                           ": the host's network is shared; DNS to any nameserver is answered by the "
+                           "launcher's resolver, the host's loopback is refused unless --allow-net names it");
+    }
   } else {
     add_connect_policy(plan, RunOptions{}, snap);
+    plan.spec.supervision.connect.hints = !opts.quiet;
     plan.spec.supervision.connect.allow.clear();
     plan.spec.supervision.connect.deny = {"*"};
     plan.spec.supervision.connect.listen = spec::ListenPolicy::None;
@@ -468,18 +481,16 @@ Result<RunPlan> plan_run(const RunOptions& given, const HostFacts& host, const H
   // host goes: the kernel jail, else the Landlock jail (no user namespaces), else the soft jail.
   presets::Level aim =
       plan.settings.fs_jail == presets::Level::Kernel ? presets::Level::Kernel : presets::Level::Soft;
-  std::string aim_reason =
-      aim == presets::Level::Soft ? "the soft jail is asked for (--fs-jail off, or the trusted preset)" : "";
   if (opts.level) {
     auto forced = presets::level_by_name(*opts.level);
     if (!forced) return Error::usage("--level: " + forced.error().message());
     if (*forced < aim) {
       aim = *forced;
-      aim_reason = "--level " + *opts.level + " asks for the " + *opts.level + " level";
       plan.notes.push_back("level lowered to " + std::string(presets::level_name(aim)) + " by --level");
     }
   }
-  // The allowlist needs the network namespace of the sandbox's own, as network off does.
+  // The allowlist takes the network namespace of the sandbox's own where it can, as network
+  // off does; without one it runs on the host's network (shared_network).
   presets::Level host_level =
       plan.settings.network && !plan.allowlisted ? host.level_network_on : host.level_network_off;
   if (host_level == presets::Level::Landlock && host.landlock_abi < 1) host_level = presets::Level::Soft;
@@ -490,16 +501,15 @@ Result<RunPlan> plan_run(const RunOptions& given, const HostFacts& host, const H
         (host.why_not_kernel.empty() ? std::string("see `ringfence doctor`") : host.why_not_kernel));
     plan.level_reason = host.why_not_kernel;
   }
-  if (plan.allowlisted && plan.level != presets::Level::Kernel) {
-    const std::string lvl(presets::level_name(plan.level));
-    const std::string why = !aim_reason.empty() ? aim_reason
-                                                : "this host gives the " + lvl + " level: " +
-                                                      (host.why_not_kernel.empty()
-                                                           ? std::string("see ringfence doctor")
-                                                           : host.why_not_kernel + " (see ringfence doctor)");
+
+  if (plan.settings.review && plan.level != presets::Level::Kernel)
     return Error(0,
-                 allowlist_by + " needs the kernel level (a network namespace of the sandbox's own); " + why);
-  }
+                 "--review needs the kernel level (an overlay of the project in the sandbox's own mount "
+                 "namespace); this run is at the " +
+                     std::string(presets::level_name(plan.level)) + " level" +
+                     (host.why_not_kernel.empty() ? std::string(" (see ringfence doctor)")
+                                                  : ": " + host.why_not_kernel) +
+                     ". Nothing was run, and the project is not written");
 
   spec::Spec& s = plan.spec;
   s.argv = opts.command;
@@ -539,6 +549,10 @@ Result<RunPlan> plan_run(const RunOptions& given, const HostFacts& host, const H
       if (!given) s.env_ops.push_back({spec::EnvOp::Kind::Set, k, v});
     }
   }
+  // The allowlist on the host's network: glibc's resolver takes an answer over UDP only from
+  // the nameserver's own address, which the launcher's resolver cannot send from; over TCP
+  // (use-vc) it does not look. Added to the options the command would have had.
+  if (s.supervision.connect.shared_network) add_resolver_option(s, "use-vc");
   // What the command (and a prompt) can tell it runs in: set last, so no --env replaces them.
   s.env_ops.push_back({spec::EnvOp::Kind::Set, "RINGFENCE", "1"});
   s.env_ops.push_back(
@@ -556,7 +570,5 @@ Result<RunPlan> plan_run(const RunOptions& opts, const HostFacts& host) {
   RF_TRY(compile_plan_seccomp(plan));
   return plan;
 }
-
-Status compile_plan_seccomp(RunPlan& plan) { return add_seccomp(plan, plan.settings.seccomp); }
 
 }  // namespace rf::cli

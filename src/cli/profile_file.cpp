@@ -158,7 +158,10 @@ void read_toggles(Checker& c, const toml::table& t, presets::Toggles& out) {
     if (k == "web_search") field = &out.web_search;
     if (k == "new_session") field = &out.new_session;
     if (k == "keep_home") field = &out.keep_home;
-    if (field != nullptr) {
+    if (k == "edits" && v.as_string() && v.as_string()->get() == "review") {  // a review run
+      out.edits = true;
+      out.review = true;
+    } else if (field != nullptr) {
       *field = switch_of(c, v, what);
     } else if (k == "timeout") {
       // Seconds as a whole number, or a duration string ("90s", "5m", "2h").

@@ -61,7 +61,10 @@ std::string describe_plan(const RunPlan& plan) {
        (plan.required ? " (required: " + std::string(presets::level_name(*plan.required)) + ")" : ""));
   if (!plan.profile_origin.empty()) line("profile file: " + plan.profile_origin);
   line("agent: " + plan.agent);
-  line("project: " + plan.project + (plan.settings.project_writable ? " (read-write)" : " (read-only)"));
+  line("project: " + plan.project +
+       (plan.settings.review             ? " (review: an overlay; every write is kept in a change set)"
+        : plan.settings.project_writable ? " (read-write)"
+                                         : " (read-only)"));
   // Without a mount namespace HOME is the throwaway directory's own path, made at the start.
   line("home: " +
        (plan.spec.jail != spec::Jail::Kernel
@@ -71,17 +74,24 @@ std::string describe_plan(const RunPlan& plan) {
   const auto& cp = plan.spec.supervision.connect;
   if (plan.allowlisted) {
     const std::size_t n = plan.allowed_hosts.size();
+    const bool shared = cp.shared_network;
     line("network: allowlisted (" + std::to_string(n) + " host rule" + (n == 1 ? "" : "s") +
-         "; the sandbox has its own network namespace, lo only, and ringfence makes the connections "
-         "the rules allow)");
+         (shared ? "; the host's network, every connect decided by ringfence, which makes the connections "
+                   "the rules allow)"
+                 : "; the sandbox has its own network namespace, lo only, and ringfence makes the "
+                   "connections the rules allow)"));
     for (const auto& h : plan.allowed_hosts) line("  allow host " + h.rule + " (" + h.origin + ")");
     std::string to;
     for (const auto& r : cp.resolvers) to += (to.empty() ? "" : ", ") + r;
-    line(std::string("DNS: the sandbox's resolver ") + spec::kSandboxResolver +
+    line((shared ? std::string("DNS: to any nameserver (port 53), sent to ringfence's resolver on 127.0.0.1")
+                 : std::string("DNS: the sandbox's resolver ") + spec::kSandboxResolver) +
          " (served by ringfence), forwarding allowed names to: " + to);
     line("other names: NXDOMAIN, never leave the machine");
-    line("/etc/resolv.conf: generated, at " + plan.resolv_conf_dest + ": " +
-         plan.resolv_conf.substr(0, plan.resolv_conf.find('\n')));
+    if (shared)
+      line("/etc/resolv.conf: the host's (nothing is mounted at this level); RES_OPTIONS gets use-vc");
+    else
+      line("/etc/resolv.conf: generated, at " + plan.resolv_conf_dest + ": " +
+           plan.resolv_conf.substr(0, plan.resolv_conf.find('\n')));
   } else {
     line("network: " +
          std::string(plan.settings.network ? "on"

@@ -337,7 +337,16 @@ Status add_soft_home(RunPlan& plan, const presets::AgentProfile& agent) {
 Status add_project(RunPlan& plan, const RunOptions& /*opts*/) {
   auto& ops = plan.spec.fs_ops;
   const bool rw = plan.settings.project_writable;
-  ops.push_back(op(rw ? OpKind::Bind : OpKind::RoBind, plan.project, plan.project));
+  if (plan.settings.review) {
+    // An overlay with the project as its only lower layer: every write lands in the change
+    // set's upper directory (made and filled in by the launcher before the start), none in the
+    // project. The rest of the view (git's protection, masks) is built on top as usual.
+    FsOp o = op(OpKind::Overlay, "", plan.project);
+    o.layers = {plan.project};
+    ops.push_back(o);
+  } else {
+    ops.push_back(op(rw ? OpKind::Bind : OpKind::RoBind, plan.project, plan.project));
+  }
   // Git's hooks, config and the rest that runs later on the host: never writable here.
   if (rw) RF_TRY(protect_git(plan));
   return {};

@@ -4,6 +4,8 @@
 // and the readers of the host's resolv.conf.
 #include "run_network.hpp"
 
+#include "ringfence/cli/violations.hpp"
+
 #include <string>
 #include <string_view>
 #include <vector>
@@ -66,12 +68,12 @@ std::vector<std::string> nameservers_in(std::string_view resolv_conf) {
 namespace {
 
 // The violation log: $XDG_RUNTIME_DIR/ringfence/violations.jsonl, else /tmp/ringfence-UID/.
+}  // namespace
+
 std::string default_violation_log(const HostSnapshot& snap) {
   if (std::string x = snap.runtime_dir(); !x.empty()) return x + "/ringfence/violations.jsonl";
   return "/tmp/ringfence-" + std::to_string(snap.uid) + "/violations.jsonl";
 }
-
-}  // namespace
 
 // Network on: the connect policy, enforced by the launcher's supervisor (the engine parses the
 // rules). --allow-unfiltered-network runs without it, and says so.
@@ -90,6 +92,7 @@ void add_connect_policy(RunPlan& plan, const RunOptions& opts, const HostSnapsho
   cp.allow.insert(cp.allow.end(), opts.allow_net.begin(), opts.allow_net.end());
   cp.deny.insert(cp.deny.end(), opts.deny_net.begin(), opts.deny_net.end());
   cp.violation_log = default_violation_log(snap);
+  cp.hints = !opts.quiet;  // the first denial of each kind explained on stderr
   // The host's network is shared: a server on it would be reachable from the whole network.
   cp.listen = opts.allow_listen ? spec::ListenPolicy::Unrestricted : spec::ListenPolicy::LoopbackOnly;
   if (!plan.allowlisted) return;

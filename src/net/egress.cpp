@@ -47,8 +47,9 @@ bool is_loopback(const Address& address) {
 }
 
 EgressDecision decide_egress(const Policy& policy, const std::vector<HostRule>& hosts, const PinTable& pins,
-                             const Destination& dest, bool stream, std::int64_t now_ms,
-                             bool datagram_connect) {
+                             const Destination& dest, const EgressCall& call, std::int64_t now_ms) {
+  const bool stream = call.stream;
+  const bool datagram_connect = call.datagram_connect;
   EgressDecision e;
   e.decision = decide(policy, dest);
   if (dest.kind != DestinationKind::Inet) {
@@ -62,7 +63,29 @@ EgressDecision decide_egress(const Policy& policy, const std::vector<HostRule>& 
       return e;
     }
     if (!stream && !is_loopback(ip) && !datagram_connect) return refuse(kOnlyTcp);
+    if (!stream && call.shared_network && !is_loopback(ip)) {  // never routed from a namespace of its own
+      e = refuse(kOnlyTcp);
+      e.decision.error = ENETUNREACH;
+      return e;
+    }
     e.route = stream ? Route::Direct : Route::Sandbox;
+    return e;
+  }
+  if (call.shared_network && ip.port == 53) {
+    e.decision.verdict = Verdict::Allow;
+    e.decision.error = 0;
+    e.decision.rule = "DNS: the sandbox's resolver";
+    e.route = Route::Resolver;
+    return e;
+  }
+  if (call.shared_network && is_loopback(ip)) {
+    if (!stream || !call.sandbox_server)
+      return refuse(
+          "egress allowlist: the host's loopback (the sandbox shares the host's network at this level)");
+    e.decision.verdict = Verdict::Allow;
+    e.decision.error = 0;
+    e.decision.rule = "loopback: a server of the sandbox's own";
+    e.route = Route::Sandbox;
     return e;
   }
   if (is_loopback(ip)) {
@@ -83,6 +106,11 @@ EgressDecision decide_egress(const Policy& policy, const std::vector<HostRule>& 
         joined(pinned));
   }
   if (!stream && !datagram_connect) return refuse(kOnlyTcp, joined(allowed));
+  if (!stream && call.shared_network) {  // the connect sends nothing; the sends after it would
+    auto r = refuse(kOnlyTcp, joined(allowed));
+    r.decision.error = ENETUNREACH;
+    return r;
+  }
   e.decision.verdict = Verdict::Allow;
   e.decision.error = 0;
   e.decision.rule = "egress allowlist: " + joined(allowed);

@@ -163,7 +163,7 @@ base::Status set_limit(Limits& limits, std::string_view name, std::string_view v
 base::Result<double> parse_duration(std::string_view text) {
   auto bad = [&text](const char* why) {
     return base::Error(
-        0, "'" + std::string(text) + "' is not a duration (" + why + "; e.g. 90, 90s, 5m, 2h, 500ms)");
+        0, "'" + std::string(text) + "' is not a duration (" + why + "; e.g. 90, 90s, 5m, 2h, 1d, 500ms)");
   };
   std::size_t digits = 0;
   bool dot = false;
@@ -184,8 +184,10 @@ base::Result<double> parse_duration(std::string_view text) {
     scale = 60;
   else if (unit == "h")
     scale = 3600;
+  else if (unit == "d")
+    scale = 86400;
   else
-    return bad("the unit is one of ms, s, m, h");
+    return bad("the unit is one of ms, s, m, h, d");
   const double seconds = std::strtod(number.c_str(), nullptr) * scale;
   if (!(seconds > 0)) return bad("it must be more than 0");
   if (seconds > 30.0 * 24 * 3600) return bad("at most 30 days");

@@ -134,6 +134,7 @@ Toggles merge(const Toggles& lower, const Toggles& higher) {
   take(out.fs_jail, higher.fs_jail);
   take(out.network, higher.network);
   take(out.edits, higher.edits);
+  take(out.review, higher.review);
   take(out.shell, higher.shell);
   take(out.web_search, higher.web_search);
   take(out.new_session, higher.new_session);
@@ -148,6 +149,9 @@ Settings resolve(const Preset& p, const Toggles& t) {
   s.preset = p.name;
   s.fs_jail = t.fs_jail ? (*t.fs_jail ? Level::Kernel : Level::Soft) : p.fs_jail;
   s.project_writable = t.edits.value_or(p.project_writable);
+  // A review run's project looks writable inside; an explicit edits=off wins (read-only).
+  s.review = t.review.value_or(false) && t.edits.value_or(true);
+  if (s.review) s.project_writable = true;
   s.network = t.network.value_or(p.network);
   s.seccomp = p.seccomp;
   s.shell = t.shell.value_or(p.shell);
@@ -165,6 +169,7 @@ std::string describe(const Settings& s) {
   out += settings_lines(s);
   out += "timeout: " + (s.timeout ? std::to_string(*s.timeout) + "s" : std::string("none")) + "\n";
   out += "keep home: " + yes_no(s.keep_home) + "\n";
+  if (s.review) out += "edits: review (kept in a change set; the project is untouched)\n";
   return out;
 }
 

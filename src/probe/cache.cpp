@@ -13,6 +13,7 @@
 #include <cstdlib>
 
 #include "json.hpp"
+#include "ringfence/base/private_file.hpp"
 #include "ringfence/base/strings.hpp"
 #include "ringfence/base/sys.hpp"
 #include "ringfence/base/unique_fd.hpp"
@@ -31,18 +32,6 @@ std::string link_of(const char* path) {
 }
 
 std::string optional_value(const std::optional<long>& v) { return v ? std::to_string(*v) : "-"; }
-
-// The directory, opened without following a symlink, if it is ours and closed to others.
-base::Result<base::UniqueFd> open_dir(const std::string& dir) {
-  if (::mkdir(dir.c_str(), 0700) != 0 && errno != EEXIST) return base::errno_error("cannot create " + dir);
-  base::UniqueFd fd(::open(dir.c_str(), O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC));
-  if (!fd.valid()) return base::errno_error("cannot open " + dir);
-  struct stat st {};
-  if (::fstat(fd.get(), &st) != 0) return base::errno_error("cannot stat " + dir);
-  if (st.st_uid != ::geteuid()) return base::Error(0, dir + " is owned by uid " + std::to_string(st.st_uid));
-  if ((st.st_mode & 077) != 0) return base::Error(0, dir + " is open to other users");
-  return fd;
-}
 
 }  // namespace
 
@@ -94,21 +83,11 @@ std::string cache_text(const CacheKey& key, const Report& report) {
 }
 
 CacheRead read_cache(const std::string& dir, const CacheKey& key) {
-  auto dfd = open_dir(dir);
+  auto dfd = base::open_private_dir(dir);
   if (!dfd) return {std::nullopt, "ignored (" + dfd.error().describe() + ")"};
-  base::UniqueFd fd(::openat(dfd->get(), kFile, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC));
-  if (!fd.valid())
-    return {std::nullopt,
-            errno == ENOENT ? "missing" : "ignored (" + base::errno_error("open").describe() + ")"};
-  struct stat st {};
-  if (::fstat(fd.get(), &st) != 0 || !S_ISREG(st.st_mode))
-    return {std::nullopt, "ignored (not a regular file)"};
-  if (st.st_uid != ::geteuid())
-    return {std::nullopt, "ignored (owned by uid " + std::to_string(st.st_uid) + ")"};
-  if ((st.st_mode & 022) != 0) return {std::nullopt, "ignored (writable by others)"};
-  if (st.st_size > kMaxSize) return {std::nullopt, "ignored (too large)"};
-  auto text = base::read_all(fd.get());
-  if (!text) return {std::nullopt, "ignored (" + text.error().describe() + ")"};
+  base::PrivateRead got = base::read_private_file(dfd->get(), kFile, kMaxSize);
+  if (!got.content) return {std::nullopt, got.status};
+  const std::string* text = &*got.content;
   auto doc = json::parse(*text);
   if (!doc) return {std::nullopt, "ignored (" + doc.error().message() + ")"};
   const json::Value* stored_key = doc->get("key");
@@ -122,16 +101,8 @@ CacheRead read_cache(const std::string& dir, const CacheKey& key) {
 }
 
 base::Status write_cache(const std::string& dir, const CacheKey& key, const Report& report) {
-  RF_TRY_ASSIGN(dfd, open_dir(dir));
-  const std::string tmp = std::string(kFile) + "." + std::to_string(::getpid()) + ".tmp";
-  base::UniqueFd fd(
-      ::openat(dfd.get(), tmp.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600));
-  if (!fd.valid()) return base::errno_error("cannot create " + dir + "/" + tmp);
-  base::Status w = base::write_all(fd.get(), cache_text(key, report));
-  if (w && ::fsync(fd.get()) != 0) w = base::errno_error("fsync");
-  if (w && ::renameat(dfd.get(), tmp.c_str(), dfd.get(), kFile) != 0) w = base::errno_error("rename");
-  if (!w) ::unlinkat(dfd.get(), tmp.c_str(), 0);
-  return w;
+  RF_TRY_ASSIGN(dfd, base::open_private_dir(dir));
+  return base::write_private_file(dfd.get(), dir, kFile, cache_text(key, report));
 }
 
 }  // namespace rf::probe

@@ -143,9 +143,14 @@ base::Status validate_jail(const Spec& spec) {
   if (spec.own_terminal && !spec.new_session)
     return base::Error(0, "a terminal of the sandbox's own (own_terminal) needs a new session");
   const auto& cp = spec.supervision.connect;
-  if (!cp.allow_hosts.empty() && (!cp.enabled || spec.jail != Jail::Kernel || !spec.ns.net))
+  if (!cp.allow_hosts.empty() && !cp.enabled)
     return base::Error(0, "the egress allowlist (allow_hosts, the first: " + cp.allow_hosts.front() +
-                              ") needs the connect policy, the kernel jail and a network namespace");
+                              ") needs the connect policy");
+  if (!cp.allow_hosts.empty() && !cp.shared_network && (spec.jail != Jail::Kernel || !spec.ns.net))
+    return base::Error(0, "the egress allowlist (allow_hosts, the first: " + cp.allow_hosts.front() +
+                              ") needs the kernel jail and a network namespace, or shared_network");
+  if (cp.shared_network && (cp.allow_hosts.empty() || spec.ns.net))
+    return base::Error(0, "shared_network: only for the egress allowlist without a network namespace");
   return {};
 }
 

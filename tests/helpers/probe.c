@@ -354,7 +354,14 @@ static void emit_caps(void) {
 static void emit_pid1_cmdline(void) {
   jk("pid1_cmdline");
   size_t len = 0;
+  // Pid 1 may be in the middle of its exec of the reaper (it runs beside the command): its
+  // cmdline reads empty while the kernel swaps its memory. Read again for up to 200 ms.
   char* s = read_file("/proc/1/cmdline", &len);
+  for (int i = 0; i < 100 && (!s || len == 0); ++i) {
+    free(s);
+    usleep(2000);
+    s = read_file("/proc/1/cmdline", &len);
+  }
   if (!s) {
     jnull();
     return;

@@ -9,8 +9,10 @@ listeners, on documentation addresses and 169.254.169.254 bound on lo, every que
 SNI and Host header logged); the fixture's resolv.conf is bound over /etc/resolv.conf there, so
 ringfence's launcher forwards to the fixture's DNS server.
 
-Three runs per user (root, and 65534 through setpriv), each `ringfence run --no-profile --project P
---allow-host ... -- python3 P/SCRIPT`:
+Three runs per user (root, and 65534 through setpriv) and per level (kernel; landlock and soft
+with `--level`, where the sandbox shares the test namespace's network: DNS to any nameserver is
+answered by the launcher's resolver, the loopback is the host's), each `ringfence run
+--no-profile --project P --allow-host ... -- python3 P/SCRIPT`:
 
   refusals   --allow-host allowed.test --allow-host meta.test --allow-host port.test:9000.
              Allowed: curl http:// and https:// (-k) to allowed.test over IPv4 and IPv6, python
@@ -45,6 +47,12 @@ Three runs per user (root, and 65534 through setpriv), each `ringfence run --no-
              from the profile file): allowed.test works, other.test and a direct connect to its
              address do not, and SNI other.test on allowed.test's address is refused.
 
+Below the kernel level the refusals differ where the network is the host's: DNS sent straight to
+198.51.100.53 is answered by ringfence's resolver (NXDOMAIN for names not allowed; the fixture
+never sees it), a server of the sandbox's own binds loopback only (0.0.0.0: EACCES) and is
+reached, RES_OPTIONS carries use-vc. At every level a listener on the loopback outside the
+sandbox must never be reached.
+
 After each run the fixture's DNS log may hold only the allowed names and their CNAME targets, and
 the violation log must name each refused address (and the name where the launcher knows it) and
 the names the resolver refused.
@@ -63,6 +71,7 @@ import json
 import os
 import secrets
 import shutil
+import socket
 import subprocess
 import sys
 import tempfile
@@ -73,6 +82,7 @@ import egress_fixture as fxm  # noqa: E402
 from rftest import stage, userns_available  # noqa: E402
 
 NOBODY = 65534
+HOSTLO = [0]  # the port of the test's own loopback listener (outside every sandbox)
 ECONNREFUSED = 111
 SANDBOX_RESOLVER = "127.0.0.53"
 
@@ -334,7 +344,8 @@ def to_loopback(s):
     return {"stage": "connected to the host's loopback"}
 def own_server():
     srv = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
-    srv.bind(("0.0.0.0", 0))
+    # on the host's network (landlock) servers stay on loopback; in a namespace of its own any
+    srv.bind(("0.0.0.0" if LEVEL == "kernel" else "127.0.0.1", 0))
     srv.listen(1)
     c = socket.create_connection(("127.0.0.1", srv.getsockname()[1]), timeout=5)
     a, _ = srv.accept()
@@ -347,6 +358,21 @@ res["host socket listen"] = dissolved(listen_on)
 res["host socket bind listen"] = dissolved(bind_then_listen)
 res["host socket to loopback"] = dissolved(to_loopback)
 res["own server"] = own_server()
+def any_server():
+    srv = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
+    try:
+        srv.bind(("0.0.0.0", 0))
+        srv.listen(1)
+        return {"stage": "listening"}
+    except OSError as e:
+        return {"stage": "attack", "errno": e.errno}
+    finally:
+        srv.close()
+res["any server"] = any_server()
+# a server on the loopback outside the sandbox (the host's at landlock, the test's namespace's)
+res["host loopback"] = tcp("127.0.0.1", HOSTLO)
+res["host loopback mapped"] = tcp("::ffff:127.0.0.1", HOSTLO)
+res["RES_OPTIONS"] = os.environ.get("RES_OPTIONS", "")
 print(json.dumps(res))
 '''
 
@@ -505,8 +531,9 @@ def fixture_saw(log, kind=None, addr=None, port=None, **match):
     return out
 
 
-def judge_refusals(user, res, log, vlog, failures, exfil, direct, smuggle):
-    j = Judge(user, "refusals", failures)
+def judge_refusals(user, res, log, vlog, failures, exfil, direct, smuggle, level="kernel"):
+    j = Judge(user, f"refusals/{level}", failures)
+    kernel = level == "kernel"
     # a socket of the host's network handed in never serves, nor reaches the host's loopback
     for k in ("host socket listen", "host socket bind listen"):
         if res[k].get("stage") != "attack" or res[k].get("errno") != errno.EACCES:
@@ -515,12 +542,23 @@ def judge_refusals(user, res, log, vlog, failures, exfil, direct, smuggle):
     if r.get("stage") != "attack" or r.get("errno") != ECONNREFUSED:
         j.bad(f"host socket to loopback: expected ECONNREFUSED, got {r}")
     if res["own server"] != {"stage": "done", "reply": "own"}:
-        j.bad(f"a server of the sandbox's own on 0.0.0.0 (its own network namespace): {res['own server']}")
-    hosts_served = [x for x in vlog if "cannot be a server" in x.get("rule", "")]
-    if len(hosts_served) < 2:
-        j.bad(f"the refused bind/listen on a host socket are in the violation log: {hosts_served}")
-    if f"nameserver {SANDBOX_RESOLVER}" not in res["resolv.conf"] or fxm.DNS_ADDR in res["resolv.conf"]:
-        j.bad(f"the sandbox's /etc/resolv.conf does not name {SANDBOX_RESOLVER} alone: {res['resolv.conf']!r}")
+        j.bad(f"a server of the sandbox's own ({'0.0.0.0' if kernel else '127.0.0.1'}): {res['own server']}")
+    for k in ("host loopback", "host loopback mapped"):
+        j.refused_connect(res, k)
+    if kernel:
+        if res["any server"].get("stage") != "listening":
+            j.bad(f"a server on 0.0.0.0 in the sandbox's own network namespace: {res['any server']}")
+        hosts_served = [x for x in vlog if "cannot be a server" in x.get("rule", "")]
+        if len(hosts_served) < 2:
+            j.bad(f"the refused bind/listen on a host socket are in the violation log: {hosts_served}")
+        if f"nameserver {SANDBOX_RESOLVER}" not in res["resolv.conf"] or fxm.DNS_ADDR in res["resolv.conf"]:
+            j.bad(f"the sandbox's /etc/resolv.conf does not name {SANDBOX_RESOLVER} alone: {res['resolv.conf']!r}")
+    else:
+        if res["any server"].get("errno") != errno.EACCES:
+            j.bad(f"a server on 0.0.0.0 on the host's network (landlock): expected EACCES, got {res['any server']}")
+        if "use-vc" not in res["RES_OPTIONS"].split():
+            j.bad(f"RES_OPTIONS in the sandbox lacks use-vc: {res['RES_OPTIONS']!r}")
+        check_vlog(j, vlog, "127.0.0.1", port=HOSTLO[0])
     # allowed
     r = res["getent hosts allowed.test"]
     if r.get("rc") != 0 or fxm.ALLOWED4 not in r.get("out", "") and fxm.ALLOWED6 not in r.get("out", ""):
@@ -540,9 +578,11 @@ def judge_refusals(user, res, log, vlog, failures, exfil, direct, smuggle):
     j.reply(res, "port.test 9000", fxm.PORT4)
     for k, tcp_ in (("raw query A", False), ("raw query A tcp", True)):
         r = res[k]
+        # its resolv.conf's nameserver: the sandbox's at the kernel level, the host's at landlock
+        server = SANDBOX_RESOLVER if kernel or tcp_ else fxm.DNS_ADDR
         if r.get("step") != "done" or r.get("rcode") != 0 or r.get("address") != fxm.ALLOWED4 \
-                or r.get("server") != SANDBOX_RESOLVER:
-            j.bad(f"{k}: raw_dns_client's own query to {SANDBOX_RESOLVER} ({'TCP' if tcp_ else 'UDP'}): {r}")
+                or r.get("server") != server:
+            j.bad(f"{k}: raw_dns_client's own query to {server} ({'TCP' if tcp_ else 'UDP'}): {r}")
     r = res["raw query TXT allowed"]
     if r.get("rcode") != 0 or r.get("txt") != "fixture-txt":
         j.bad(f"raw TXT query of allowed.test (an allowed name is forwarded whatever the type): {r}")
@@ -572,14 +612,20 @@ def judge_refusals(user, res, log, vlog, failures, exfil, direct, smuggle):
         want = (5,) if k == "raw ANY allowed" else (3, 5)
         if r.get("step") != "done" or r.get("rcode") not in want:
             j.bad(f"{k}: expected rcode {'/'.join(map(str, want))} (REFUSED), got {r}")
-    # DNS straight to the fixture's server
-    for k in ("direct dns udp", "direct dns tcp", "direct fetch"):
+    # DNS straight to the fixture's server: refused in a namespace of the sandbox's own; on the
+    # host's network answered by the launcher's resolver (names not allowed: NXDOMAIN)
+    for k in ("direct dns udp", "direct dns tcp") if not kernel else ():
+        if res[k].get("step") != "done" or res[k].get("rcode") != 3:
+            j.bad(f"{k}: DNS sent straight to {fxm.DNS_ADDR}:53 was not answered NXDOMAIN by ringfence: {res[k]}")
+    if not kernel and res["direct fetch"].get("step") == "done":
+        j.bad(f"direct fetch: a name resolved through {fxm.DNS_ADDR} was fetched: {res['direct fetch']}")
+    for k in ("direct dns udp", "direct dns tcp", "direct fetch") if kernel else ():
         r = res[k]
         if r.get("step") not in ("send-query", "recv-answer") or r.get("errno") == 0:
             j.bad(f"{k}: DNS sent straight to {fxm.DNS_ADDR}:53 was not refused: {r}")
-    if res["direct dns tcp"].get("errno") not in (None, ECONNREFUSED):
+    if kernel and res["direct dns tcp"].get("errno") not in (None, ECONNREFUSED):
         j.bad(f"direct dns tcp: expected ECONNREFUSED, got {res['direct dns tcp']}")
-    if res["direct dns python udp"].get("errno") == 0:
+    if kernel and res["direct dns python udp"].get("errno") == 0:
         j.bad(f"a UDP DNS query sent by python straight to {fxm.DNS_ADDR}:53 was not refused")
     # addresses no allowed name resolved to
     for k in ("direct other4", "direct other6", "direct other4 80", "direct net4", "direct mapped other4",
@@ -622,7 +668,7 @@ def judge_refusals(user, res, log, vlog, failures, exfil, direct, smuggle):
         if res[k].get("errno") == 0:
             j.bad(f"{k}: a UDP datagram to the fixture was sent")
 
-    for k in ("udp connected allowed 9000", "udp connected allowed6 9000", "udp connected dns"):
+    for k in ("udp connected allowed 9000", "udp connected allowed6 9000") + (("udp connected dns",) if kernel else ()):
         if res[k].get("errno") == 0:
             j.bad(f"{k}: a datagram on a connected UDP socket was sent: {res[k]}")
 
@@ -684,7 +730,8 @@ def judge_refusals(user, res, log, vlog, failures, exfil, direct, smuggle):
     check_vlog(j, vlog, fxm.OTHER6)
     check_vlog(j, vlog, fxm.NET4)
     check_vlog(j, vlog, fxm.META4, name="meta.test")
-    check_vlog(j, vlog, fxm.DNS_ADDR)
+    if kernel:
+        check_vlog(j, vlog, fxm.DNS_ADDR)
     check_vlog(j, vlog, fxm.PORT4, name="port.test", port=80)
     check_vlog(j, vlog, fxm.ALLOWED4, port=443)
     check_vlog(j, vlog, fxm.ALLOWED4, port=80)
@@ -694,7 +741,7 @@ def judge_refusals(user, res, log, vlog, failures, exfil, direct, smuggle):
             j.bad(f"the violation log has no DNS denial naming {n} ({dns_denied[:300]!r})")
     if not any("metadata floor" in x.get("rule", "") for x in denials(vlog, fxm.META4)):
         j.bad("the violation log's denial of 169.254.169.254 names no metadata floor rule")
-    print(f"[{user}] refusals: {len(log)} fixture events, DNS names {sorted(names)}, "
+    print(f"[{user}] refusals/{level}: {len(log)} fixture events, DNS names {sorted(names)}, "
           f"{len(vlog)} violation lines, {good}/50 parallel")
 
 
@@ -794,6 +841,13 @@ def main():
     work = tempfile.mkdtemp(prefix="rf-egress-")
     os.chmod(work, 0o755)
     failures = []
+    # A server on the loopback outside the sandbox: at the landlock level the host's loopback is
+    # the sandbox's too, and must be refused; nothing may ever connect to it.
+    hostlo = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
+    hostlo.bind(("127.0.0.1", 0))
+    hostlo.listen(64)
+    hostlo.setblocking(False)
+    HOSTLO[0] = hostlo.getsockname()[1]
     try:
         project = os.path.join(work, "project")
         os.mkdir(project)
@@ -805,7 +859,7 @@ def main():
             print("FAIL", why)
             print("1 failures")
             return 1
-        for user in users:
+        for user, level in [(u, lv) for lv in ("kernel", "landlock", "soft") for u in users]:
             tag = secrets.token_hex(4)
             exfil = [f"secret-data-{tag}.other.test", f"secret-getent-{tag}.other.test",
                      f"{secrets.token_hex(12)}.other.test", f"{secrets.token_hex(12)}.test",
@@ -817,6 +871,7 @@ def main():
                       f"ALLOWED4={fxm.ALLOWED4!r}\nALLOWED6={fxm.ALLOWED6!r}\nOTHER4={fxm.OTHER4!r}\n"
                       f"OTHER6={fxm.OTHER6!r}\nNET4={fxm.NET4!r}\nMETA4={fxm.META4!r}\n"
                       f"EXFIL={exfil!r}\nDIRECT={direct!r}\nSMUGGLE={smuggle!r}\n"
+                      f"LEVEL={level!r}\nHOSTLO={HOSTLO[0]!r}\n"
                       # the smuggling probes' resolver; the fixture's own server without a sandbox
                       f"RESOLVER={fxm.DNS_ADDR if rf is None else SANDBOX_RESOLVER!r}\n")
             for name, body in (("refusals.py", REFUSALS), ("chains.py", CHAINS), ("profile.py", PROFILE)):
@@ -827,28 +882,38 @@ def main():
             with open(profile, "w") as f:
                 f.write('[network]\nallow_hosts = ["allowed.test"]\n')
             os.chmod(profile, 0o644)
-            for script, rules, judge in (("refusals.py", REFUSAL_RULES, judge_refusals),
-                                         ("chains.py", CHAIN_RULES, judge_chains),
-                                         ("profile.py", ["--profile", profile], judge_profile)):
+            # below the kernel level: the host's network shared, DNS rewritten to the launcher
+            at = ["--level", level] if level != "kernel" else []
+            for script, rules, judge in (("refusals.py", REFUSAL_RULES + at, judge_refusals),
+                                         ("chains.py", CHAIN_RULES + at, judge_chains),
+                                         ("profile.py", ["--profile", profile] + at, judge_profile)):
                 fx.take()
                 try:
                     res, vlog = run_sandbox(rf, user, work, project, script, rules, script[:-3] + tag)
                 except Exception as e:  # noqa: BLE001
-                    failures.append(f"[{user}] {script[:-3]}: {e}")
+                    failures.append(f"[{user}] {script[:-3]}/{level}: {e}")
                     continue
                 log = fx.take(settle=0.5)
+                try:
+                    conn, peer = hostlo.accept()
+                    conn.close()
+                    failures.append(f"[{user}] {script[:-3]}/{level}: the loopback server outside the "
+                                    f"sandbox was reached (from {peer})")
+                except BlockingIOError:
+                    pass
                 dump = os.environ.get("RF_EGRESS_DUMP")  # a directory: each run's results and logs
                 if dump:
-                    with open(os.path.join(dump, f"{user}-{script[:-3]}.json"), "w") as f:
+                    with open(os.path.join(dump, f"{user}-{level}-{script[:-3]}.json"), "w") as f:
                         json.dump({"result": res, "violations": vlog, "fixture": log}, f, indent=1)
                 try:
                     if judge is judge_refusals:
-                        judge(user, res, log, vlog, failures, exfil, direct, smuggle)
+                        judge(user, res, log, vlog, failures, exfil, direct, smuggle, level)
                     else:
-                        judge(user, res, log, vlog, failures, exfil)
+                        judge(f"{user}/{level}", res, log, vlog, failures, exfil)
                 except KeyError as e:
                     failures.append(f"[{user}] {script[:-3]}: the script's result lacks {e}")
     finally:
+        hostlo.close()
         shutil.rmtree(work, ignore_errors=True)
     for f in failures:
         print("FAIL", f)

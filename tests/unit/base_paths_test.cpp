@@ -2,6 +2,7 @@
 // Lexical path helpers: the engine builds every in-root path with these, so their corner cases
 // (doubled slashes, "..", the root itself) are pinned here.
 #include <doctest/doctest.h>
+#include <fnmatch.h>
 
 #include "ringfence/base/paths.hpp"
 
@@ -63,4 +64,82 @@ TEST_CASE("is_under compares whole components") {
   CHECK_FALSE(is_under("/a", "/a/b"));
   CHECK_FALSE(is_under("/b/a", "/a"));
   CHECK(is_under("/a/./b", "/a/b"));
+}
+
+namespace {
+
+// The reference: every component (and, for a pattern with '/', every prefix) through fnmatch.
+bool reference_applies(std::string pattern, const std::string& relpath, bool is_dir) {
+  bool dir_only = !pattern.empty() && pattern.back() == '/';
+  while (!pattern.empty() && pattern.back() == '/') pattern.pop_back();
+  bool anchored = pattern.find('/') != std::string::npos;
+  while (!pattern.empty() && pattern.front() == '/') pattern.erase(0, 1);
+  if (pattern.empty()) return false;
+  auto parts = rf::base::components(relpath);
+  std::string prefix;
+  for (std::size_t i = 0; i < parts.size(); ++i) {
+    prefix += (prefix.empty() ? "" : "/") + parts[i];
+    bool dir = i + 1 < parts.size() || is_dir;
+    if (dir_only && !dir) continue;
+    if (::fnmatch(pattern.c_str(), (anchored ? prefix : parts[i]).c_str(), FNM_PATHNAME) == 0) return true;
+  }
+  return false;
+}
+
+}  // namespace
+
+TEST_CASE("pattern_applies agrees with fnmatch over every component, fast paths included") {
+  const char* patterns[] = {
+      ".env",    "*.pem",     "*.env", ".env*", "id_*", "*",  "secrets/", "config/*.json",       "/top.key",
+      "a/b/",    "[abc].txt", "*\\*",  "*.",    "x?z",  "**", ".npmrc",   "node_modules/*/.env", "*.tar.gz",
+      "\\*.pem", "*pem"};
+  const char* paths[] = {".env",
+                         "a/.env",
+                         "a/b/.env.local",
+                         "x.pem",
+                         "dir/x.pem",
+                         "pem",
+                         ".pem",
+                         "a.pem/x",
+                         "secrets",
+                         "secrets/x",
+                         "a/secrets",
+                         "config/app.json",
+                         "config/sub/app.json",
+                         "top.key",
+                         "x/top.key",
+                         "a/b",
+                         "a/b/c",
+                         "b.txt",
+                         "d.txt",
+                         "*x",
+                         "x*",
+                         "a.",
+                         "xyz",
+                         "node_modules/p/.env",
+                         "node_modules/p/q/.env",
+                         "f.tar.gz",
+                         "./a//.env",
+                         "*.pem",
+                         "a/./b/c",
+                         "id_rsa",
+                         "z/id_ed25519.pub",
+                         "",
+                         "/",
+                         "deep/er/path/x.pem"};
+  for (const char* p : patterns)
+    for (const char* r : paths)
+      for (bool dir : {false, true}) {
+        INFO(p << " " << r << " " << dir);
+        CHECK(rf::base::pattern_applies(p, r, dir) == reference_applies(p, r, dir));
+      }
+  // Deeper than the fast path's 128 components.
+  std::string deep;
+  for (int i = 0; i < 200; ++i) deep += "d/";
+  deep += "k.pem";
+  CHECK(rf::base::pattern_applies("*.pem", deep, false));
+  CHECK(rf::base::pattern_applies("d/", deep, false));
+  CHECK_FALSE(rf::base::pattern_applies("e/", deep, false));
+  CHECK(rf::base::pattern_matches("*.pem", "a.pem"));
+  CHECK_FALSE(rf::base::pattern_matches("*.pem", "x/a.pem"));  // FNM_PATHNAME
 }

@@ -185,8 +185,8 @@ TEST_CASE("profile: wrong types") {
         "p.toml:2:9: \"toggles.edits\" must be \"on\" or \"off\" (or true/false), not \"yes\"");
   CHECK(error_of("[toggles]\nkeep_home = 0\n").starts_with("p.toml:2:13: \"toggles.keep_home\" must be"));
   CHECK(error_of("[toggles]\ntimeout = \"10x\"\n") ==
-        "p.toml:2:11: \"toggles.timeout\": '10x' is not a duration (the unit is one of ms, s, m, h; e.g. 90, "
-        "90s, 5m, 2h, 500ms)");
+        "p.toml:2:11: \"toggles.timeout\": '10x' is not a duration (the unit is one of ms, s, m, h, d; e.g. 90, "
+        "90s, 5m, 2h, 1d, 500ms)");
   CHECK(error_of("[toggles]\ntimeout = 0\n") ==
         "p.toml:2:11: \"toggles.timeout\" must be a positive whole number of seconds or a duration (\"5m\"), "
         "not 0");

@@ -249,40 +249,49 @@ TEST_CASE("allowlist: turns hardened's network on; --network off with it is a us
   CHECK(contains(plan.error().message(), "did you mean npm?"));
 }
 
-TEST_CASE("allowlist: refused below the kernel level, saying why (exit 125, not a usage error)") {
+TEST_CASE("allowlist: below the kernel level it runs on the host's network, DNS to the launcher") {
   Tree t;
   RunOptions o = t.options();
   o.allow_hosts = {"example.org"};
   for (Level level : {Level::Landlock, Level::Soft}) {
+    INFO(rf::presets::level_name(level));
     auto plan = rf::cli::plan_run(o, rf::test::host_at(level), t.snapshot());
-    REQUIRE(!plan);
-    CHECK(!plan.error().is_usage());
-    const std::string m = plan.error().message();
-    CHECK_MESSAGE(
-        contains(m, "--allow-host needs the kernel level (a network namespace of the sandbox's own)"), m);
-    CHECK_MESSAGE(
-        contains(m, "this host gives the " + std::string(rf::presets::level_name(level)) + " level"), m);
-    CHECK_MESSAGE(contains(m, "unshare(CLONE_NEWUSER)"), m);
+    REQUIRE_MESSAGE(plan, plan.error().message());
+    CHECK(plan->level == level);
+    const auto& cp = plan->spec.supervision.connect;
+    CHECK(cp.enabled);
+    CHECK(cp.shared_network);
+    CHECK(cp.allow_hosts == std::vector<std::string>{"example.org"});
+    CHECK_FALSE(plan->spec.ns.net);
+    // The host's network is shared: servers on loopback only, unix paths restricted.
+    CHECK(cp.listen == rf::spec::ListenPolicy::LoopbackOnly);
+    CHECK(cp.restrict_unix_paths);
+    // No resolv.conf of its own (nothing is mounted): glibc is told to use TCP.
+    CHECK(plan->resolv_conf.empty());
+    bool use_vc = false;
+    for (const auto& e : plan->spec.env_ops)
+      if (e.kind == rf::spec::EnvOp::Kind::Set && e.name == "RES_OPTIONS") use_vc = e.value == "use-vc";
+    CHECK(use_vc);
+    bool said = false;
+    for (const auto& n : plan->notes) said = said || contains(n, "the host's network is shared");
+    CHECK(said);
+    CHECK(rf::spec::validate_jail(plan->spec));
   }
-  // A host that has the kernel level with the network on only (no network namespace).
-  rf::cli::HostFacts h = rf::test::host_at(Level::Kernel);
-  h.level_network_off = Level::Landlock;
-  h.why_not_kernel = "no network namespace";
-  auto plan = rf::cli::plan_run(o, h, t.snapshot());
-  REQUIRE(!plan);
-  CHECK(contains(plan.error().message(), "this host gives the landlock level: no network namespace"));
-  o.allow_hosts.clear();
-  o.allow_host_sets = {"npm"};
-  o.level = "landlock";
+  // The command's own RES_OPTIONS are kept, use-vc added.
+  o.env = {"RES_OPTIONS=ndots:2"};
+  auto plan = rf::cli::plan_run(o, rf::test::host_at(Level::Landlock), t.snapshot());
+  REQUIRE(plan);
+  std::string value;
+  for (const auto& e : plan->spec.env_ops)
+    if (e.kind == rf::spec::EnvOp::Kind::Set && e.name == "RES_OPTIONS") value = e.value;
+  CHECK(value == "ndots:2 use-vc");
+  // At the kernel level: a namespace of its own, nothing shared, no RES_OPTIONS.
+  o.env.clear();
   plan = rf::cli::plan_run(o, rf::test::host_at(Level::Kernel), t.snapshot());
-  REQUIRE(!plan);
-  CHECK(contains(plan.error().message(), "--allow-hosts needs the kernel level"));
-  CHECK(contains(plan.error().message(), "--level landlock asks for the landlock level"));
-  o.level.reset();
-  o.fs_jail = "off";
-  plan = rf::cli::plan_run(o, rf::test::host_at(Level::Kernel), t.snapshot());
-  REQUIRE(!plan);
-  CHECK(contains(plan.error().message(), "the soft jail is asked for"));
+  REQUIRE(plan);
+  CHECK_FALSE(plan->spec.supervision.connect.shared_network);
+  CHECK(plan->spec.ns.net);
+  for (const auto& e : plan->spec.env_ops) CHECK(e.name != "RES_OPTIONS");
 }
 
 TEST_CASE("allowlist: the profile file's allow_hosts and allow_host_sets") {

@@ -43,7 +43,7 @@ struct Fixture {
     pins.add("other.test", {{ip("198.51.100.20", 0), 60, ""}}, 0);
   }
   EgressDecision at(const char* addr, std::uint16_t port, bool stream = true) {
-    return decide_egress(policy, hosts, pins, to(addr, port), stream, 1000);
+    return decide_egress(policy, hosts, pins, to(addr, port), {.stream = stream}, 1000);
   }
 };
 
@@ -84,7 +84,7 @@ TEST_CASE("egress: addresses no allowed name resolved to are refused, the floor 
   CHECK(meta.decision.name == "meta.test");  // the log names the allowed name behind it
   CHECK(f.at("::ffff:169.254.169.254", 80).route == Route::Refuse);
   // Expired pins no longer allow anything.
-  CHECK(decide_egress(f.policy, f.hosts, f.pins, to("198.51.100.10", 9000), true, 400'000).route ==
+  CHECK(decide_egress(f.policy, f.hosts, f.pins, to("198.51.100.10", 9000), {}, 400'000).route ==
         Route::Refuse);
 }
 
@@ -109,12 +109,59 @@ TEST_CASE("egress: loopback stays in the sandbox; the user's rules decide first"
   CHECK(udp.decision.rule.find("only TCP") != std::string::npos);
   // A datagram connect sends nothing: to an allowed address it stays in the sandbox (where
   // nothing is routed); to any other it is refused.
-  auto dc = decide_egress(f.policy, f.hosts, f.pins, to("198.51.100.10", 443), false, 1000, true);
+  auto dc = decide_egress(f.policy, f.hosts, f.pins, to("198.51.100.10", 443),
+                          {.stream = false, .datagram_connect = true}, 1000);
   CHECK(dc.route == Route::Sandbox);
-  CHECK(decide_egress(f.policy, f.hosts, f.pins, to("198.51.100.99", 443), false, 1000, true).route ==
-        Route::Refuse);
-  CHECK(decide_egress(f.policy, f.hosts, f.pins, to("169.254.169.254", 80), false, 1000, true).route ==
-        Route::Refuse);
+  CHECK(decide_egress(f.policy, f.hosts, f.pins, to("198.51.100.99", 443),
+                      {.stream = false, .datagram_connect = true}, 1000)
+            .route == Route::Refuse);
+  CHECK(decide_egress(f.policy, f.hosts, f.pins, to("169.254.169.254", 80),
+                      {.stream = false, .datagram_connect = true}, 1000)
+            .route == Route::Refuse);
+}
+
+TEST_CASE("egress: a shared network (landlock level): DNS to the resolver, the host's loopback refused") {
+  Fixture f;
+  auto shared = [&f](const char* addr, std::uint16_t port, bool stream = true, bool dconnect = false) {
+    return decide_egress(f.policy, f.hosts, f.pins, to(addr, port),
+                         {.stream = stream, .datagram_connect = dconnect, .shared_network = true}, 1000);
+  };
+  // Port 53 anywhere, UDP or TCP, connect or send: the launcher's resolver answers.
+  CHECK(shared("198.51.100.53", 53, false).route == Route::Resolver);
+  CHECK(shared("198.51.100.53", 53, true).route == Route::Resolver);
+  CHECK(shared("127.0.0.53", 53, false, true).route == Route::Resolver);
+  CHECK(shared("2001:db8::53", 53, false).route == Route::Resolver);
+  // The floor still comes first.
+  CHECK(shared("169.254.169.254", 53, false).route == Route::Refuse);
+  CHECK(shared("::ffff:169.254.169.254", 53, true).route == Route::Refuse);
+  // The loopback is the host's here: refused, unless a rule names it.
+  for (const char* lo : {"127.0.0.1", "::1", "0.0.0.0", "::ffff:127.0.0.1", "127.1.2.3"}) {
+    INFO(lo);
+    auto d = shared(lo, 8080);
+    CHECK(d.route == Route::Refuse);
+    CHECK(d.decision.error == ECONNREFUSED);
+    CHECK(shared(lo, 8080, false).route == Route::Refuse);
+  }
+  // A server of the sandbox's own on the loopback: its streams only.
+  auto own = [&f](const char* addr, std::uint16_t port, bool stream) {
+    return decide_egress(f.policy, f.hosts, f.pins, to(addr, port),
+                         {.stream = stream, .shared_network = true, .sandbox_server = true}, 1000);
+  };
+  CHECK(own("127.0.0.1", 8080, true).route == Route::Sandbox);
+  CHECK(own("127.0.0.1", 8080, false).route == Route::Refuse);
+  CHECK(own("169.254.169.254", 80, true).route == Route::Refuse);  // the floor before all
+  f.policy.rules.push_back(*parse_rule("allow 127.0.0.1:11434"));
+  CHECK(shared("127.0.0.1", 11434).route == Route::Direct);
+  // Allowed names as before; a datagram connect to them is ENETUNREACH, not performed.
+  CHECK(shared("198.51.100.10", 443).route == Route::Relay);
+  CHECK(shared("198.51.100.10", 9000).route == Route::Direct);
+  auto dc = shared("198.51.100.10", 443, false, true);
+  CHECK(dc.route == Route::Refuse);
+  CHECK(dc.decision.error == ENETUNREACH);
+  CHECK(shared("198.51.100.10", 443, false).route == Route::Refuse);
+  CHECK(shared("198.51.100.20", 443).route == Route::Refuse);
+  // Without a shared network port 53 elsewhere is only an address like any other.
+  CHECK(f.at("198.51.100.53", 53, false).route == Route::Refuse);
 }
 
 TEST_CASE("egress: the relay takes only an allowed name pinned to the very address") {

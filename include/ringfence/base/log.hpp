@@ -34,6 +34,8 @@ void set_program(std::string_view name);
 // Prefix each line with "<N>" (bwrap's --level-prefix).
 void set_level_prefix(bool on);
 void set_verbose(bool on);
+// Info lines are dropped (`ringfence run --quiet`); warnings and errors still go out.
+void set_quiet(bool on);
 // Debug lines are passed on only with set_verbose.
 void message(Level level, std::string_view text);
 inline void error(std::string_view t) { message(Level::Error, t); }

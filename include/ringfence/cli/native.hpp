@@ -10,6 +10,7 @@
 #include "ringfence/base/result.hpp"
 #include "ringfence/cli/agent_state.hpp"
 #include "ringfence/cli/review_command.hpp"
+#include "ringfence/cli/violations.hpp"
 
 namespace rf::cli {
 
@@ -63,6 +64,8 @@ struct RunOptions {
   bool limit_best_effort = false;  // run even when an explicit --limit cannot be enforced
   bool verbose = false;            // the dry run lists everything
   bool keep_home = false;
+  bool review = false;  // --review (also --edits review)
+  bool quiet = false;   // --quiet: no info lines, no denial hints
   // default | project | throwaway | host | DIR: where the agent's state is kept (agent_state.hpp).
   std::optional<std::string> agent_state;
   std::optional<std::string> profile;
@@ -97,8 +100,18 @@ struct VerifyCommand {
 };
 
 struct NativeCommand {
-  enum class Kind { Help, Version, Policy, Preset, Run, Doctor, Verify, AgentState, Review };
-  Kind kind = Kind::Help;
+  enum class Kind {
+    Help,
+    Version,
+    Policy,
+    Preset,
+    Run,
+    Doctor,
+    Verify,
+    AgentState,
+    Violations,
+    Review
+  } kind = Kind::Help;
   std::string text;  // Help: the text to print
   PolicyCommand policy;
   PresetCommand preset;
@@ -106,7 +119,8 @@ struct NativeCommand {
   DoctorCommand doctor;
   VerifyCommand verify;
   AgentStateCommand agent_state;
-  ReviewCommand review;  // changes, apply, discard
+  ViolationsCommand violations;  // `violations` and `why`
+  ReviewCommand review;          // changes, apply, discard
 };
 
 // Parses argv after the program name. CLI11's exceptions stop here: a bad command line is an

@@ -169,6 +169,10 @@ base::Result<RunPlan> plan_run(const RunOptions& opts, const HostFacts& host);
 // The plan's seccomp profile (settings.seccomp), compiled here in the launcher before any
 // sandbox exists and added after the programs planning put first (--shell off's memfd filter).
 base::Status compile_plan_seccomp(RunPlan& plan);
+// The merged seccomp program of a profile name (built in: compiled with ringfence) or a policy
+// file (compiled, then cached per user: run_seccomp.cpp). `cache_note`, when given, says where
+// a policy file's program came from.
+base::Result<std::string> seccomp_program(const std::string& name, std::string* cache_note = nullptr);
 
 // The throwaway HOME of a plan, owned: prepare() removes what runs whose launcher was killed
 // left there, then makes a fresh 0700 directory (under

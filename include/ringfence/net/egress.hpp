@@ -20,10 +20,23 @@
 namespace rf::net {
 
 enum class Route : std::uint8_t {
-  Refuse,   // decision.error says how
-  Sandbox,  // the sandbox's own network namespace (its loopback, or no destination at all)
-  Direct,   // the launcher connects from the host's network and hands the socket in
-  Relay,    // the same, through the relay, which checks the stream's first bytes
+  Refuse,    // decision.error says how
+  Sandbox,   // the sandbox's own network namespace (its loopback, or no destination at all)
+  Direct,    // the launcher connects from the host's network and hands the socket in
+  Relay,     // the same, through the relay, which checks the stream's first bytes
+  Resolver,  // DNS where the sandbox shares the host's network: sent to the launcher's resolver
+};
+
+// The call being decided.
+struct EgressCall {
+  bool stream = true;             // a stream socket (else a datagram socket)
+  bool datagram_connect = false;  // a datagram socket's connect: it sends nothing yet
+  // The sandbox shares the launcher's network namespace (the landlock level): its loopback is
+  // the host's, and its DNS goes wherever the host's resolv.conf says.
+  bool shared_network = false;
+  // Shared network: the destination is a loopback address where a socket of the sandbox's own
+  // listens (the supervisor saw it listen), so the connection stays between its processes.
+  bool sandbox_server = false;
 };
 
 struct EgressDecision {
@@ -51,10 +64,13 @@ Address reached_ip(const Address& a);
 //     which sends nothing: it stays in the sandbox, where nothing is routed (ENETUNREACH;
 //     getaddrinfo sorts its answers that way);
 //  4. anything else is refused with ECONNREFUSED, naming the pinned names where known.
-// `policy.default_verdict` must be Deny. The decision's `name` lists the pinned names.
+// With a shared network (no network namespace of the sandbox's own), after 1: port 53 at any
+// address goes to the launcher's resolver (Resolver), a loopback address is the host's and is
+// refused (unless a stream connect to a server of the sandbox's own: Sandbox), and a datagram connect to an
+// allowed address is refused with ENETUNREACH (nothing would be routed in a namespace of the sandbox's own
+// either). `policy.default_verdict` must be Deny. The decision's `name` lists the pinned names.
 EgressDecision decide_egress(const Policy& policy, const std::vector<HostRule>& hosts, const PinTable& pins,
-                             const Destination& dest, bool stream, std::int64_t now_ms,
-                             bool datagram_connect = false);
+                             const Destination& dest, const EgressCall& call, std::int64_t now_ms);
 
 // The relay's check: `name` (from the stream) is allowed by the host rules at `dest`'s port
 // and pinned to `dest`'s address now. Empty when allowed, else why not.

@@ -57,7 +57,8 @@ std::string describe(const Preset& preset);
 struct Toggles {
   std::optional<bool> fs_jail;  // on: kernel jail; off: soft jail
   std::optional<bool> network;
-  std::optional<bool> edits;  // off: the project is read-only
+  std::optional<bool> edits;   // off: the project is read-only
+  std::optional<bool> review;  // edits go to a change set (an overlay), not to the project
   std::optional<bool> shell;
   std::optional<bool> web_search;
   std::optional<bool> new_session;
@@ -76,6 +77,7 @@ struct Settings {
   PresetName preset = PresetName::Balanced;
   Level fs_jail = Level::Kernel;
   bool project_writable = true;
+  bool review = false;  // project_writable, with every write kept in a change set
   bool network = true;
   std::string seccomp;
   bool shell = true;

@@ -148,6 +148,14 @@ struct ConnectPolicy {
   // socket's fd number. On ports 443 and 80 the connection goes through the launcher's relay,
   // which checks the TLS server name / HTTP Host against the pins before a byte goes out.
   std::vector<std::string> allow_hosts;
+  // The allowlist where the sandbox shares the launcher's network namespace (the landlock and
+  // soft levels, no ns.net): the launcher's resolver listens on its own loopback, and DNS to
+  // port 53 at any address goes there (connect and addressed sends, rewritten by the
+  // supervisor); the host's loopback is refused like any other address no rule names.
+  bool shared_network = false;
+  // At the first denial of each kind in the run, one line on stderr saying what was refused and
+  // which flag would allow it (net/explain.hpp), at most 8 in a run.
+  bool hints = false;
 };
 
 // The sandbox's resolver under the egress allowlist (its /etc/resolv.conf names it).

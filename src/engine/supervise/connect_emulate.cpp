@@ -110,6 +110,18 @@ int check_name(Target& t, const net::SocketInfo& si, net::Call call, int flags, 
     auto e = egress->decide(t.sup.policy(), *dest, stream, !stream && call == net::Call::Connect);
     d = std::move(e.decision);
     name.route = e.route;
+    if (e.route == net::Route::Resolver) {  // the shared network's DNS: to the launcher's resolver
+      sockaddr_storage to{};
+      socklen_t to_len = 0;
+      if (int err = egress->resolver_name(si.domain, si.v6only, to, to_len)) {
+        d.verdict = net::Verdict::Deny;
+        d.error = err;
+        d.rule = "egress allowlist: DNS on a v6-only socket (the resolver has an IPv4 address only)";
+      } else {
+        std::memcpy(name.bytes.data(), &to, to_len);
+        name.size = to_len;
+      }
+    }
   } else {
     d = net::decide(t.sup.policy(), *dest);
   }
@@ -489,8 +501,10 @@ Reply finish_reply(const PendingCall& c, Reply r) {
     const net::Destination& d = c.nr == SYS_connect ? c.name.dest
                                 : c.msgs.empty()    ? c.name.dest
                                                     : c.msgs[0]->name.dest;
-    if (d.kind == net::DestinationKind::Inet && d.inet.port == 53 &&
-        net::format_ip(d.inet) == spec::kSandboxResolver)
+    const net::Route route = c.nr == SYS_connect ? c.name.route
+                             : c.msgs.empty()    ? c.name.route
+                                                 : c.msgs[0]->name.route;
+    if (route == net::Route::Resolver || egress->is_resolver(d))
       egress->note_resolver_client(c.sock.get(), static_cast<int>(c.t.n.pid));
   }
   return r;

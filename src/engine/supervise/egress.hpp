@@ -46,8 +46,21 @@ public:
   Egress(const Egress&) = delete;
   Egress& operator=(const Egress&) = delete;
 
-  // The sandbox's resolver sockets, taken from the child at the hand-off.
+  // The sandbox's resolver sockets, taken from the child at the hand-off. On a shared network
+  // (spec::ConnectPolicy::shared_network) create() starts the resolver on sockets of its own
+  // on the launcher's loopback instead.
   base::Status start_resolver(base::UniqueFd udp, base::UniqueFd tcp);
+  [[nodiscard]] bool shared_network() const { return shared_; }
+  // Shared network: the resolver's address as a name for a socket of `domain` (IPv4, or the
+  // IPv4-mapped form for an IPv6 socket that is not v6-only). 0 on success, else the errno.
+  int resolver_name(int domain, bool v6only, sockaddr_storage& out, socklen_t& len) const;
+  // Shared network: `sock` (the supervisor's duplicate) now listens for the sandbox; a
+  // loopback connect to its address is then one between the sandbox's processes while the
+  // same socket (by inode) listens there.
+  void note_listener(int sock);
+  [[nodiscard]] bool sandbox_server(const net::Address& dest) const;
+  // The destination is the resolver's address (shared network) or the sandbox's 127.0.0.53.
+  [[nodiscard]] bool is_resolver(const net::Destination& d) const;
   // The relay's connections and the resolver end. Idempotent.
   void stop();
 
@@ -74,6 +87,7 @@ public:
 private:
   struct Conn;
   Egress() = default;
+  base::Status start_shared_resolver();
   void inspect_and_splice(Conn& c);
   void relay_http(Conn& c);
   void start_back(Conn& c);
@@ -88,6 +102,9 @@ private:
   std::shared_ptr<net::PinTable> pins_;
   Log log_;
   std::unique_ptr<Resolver> resolver_;
+  bool shared_ = false;
+  std::uint16_t resolver_port_ = 0;  // shared network: the resolver's port on 127.0.0.1
+  std::vector<std::pair<net::Address, std::uint64_t>> listeners_;  // shared network (under mu_)
 
   mutable std::mutex mu_;
   std::vector<std::uint64_t> installed_;                // inode numbers

@@ -16,6 +16,8 @@
 //    no inet socket of the sandbox can listen, so re-pointing the fd number gains nothing.
 #include "listen_policy.hpp"
 
+#include "egress.hpp"
+
 #include <fcntl.h>
 #include <netinet/in.h>
 #include <sys/socket.h>
@@ -84,7 +86,7 @@ net::Destination inet_destination(int domain, const std::uint8_t* b) {
 }
 
 // 127.0.0.0/8, ::1 and ::ffff:127.0.0.0/104. 0.0.0.0 and :: are every address, not loopback.
-bool is_loopback(const net::Address& a) {
+bool is_loopback_bind(const net::Address& a) {
   const auto& b = a.bytes;
   if (a.family == net::Family::V4) return b[0] == 127;
   static constexpr std::uint8_t mapped[12] = {0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0xff, 0xff};
@@ -206,7 +208,7 @@ Reply do_bind(Call& c, ListenPolicy policy, bool egress, base::UniqueFd& recheck
       return refuse(c, "bind", d, "listen policy: port " + std::to_string(d.inet.port) + " is privileged");
   } else if (decided) {
     auto d = inet_destination(domain, bytes.data());
-    if (!is_loopback(d.inet))
+    if (!is_loopback_bind(d.inet))
       return refuse(c, "bind", d, why(policy, "bind to an address other than loopback"));
     // The supervisor may have privileges the target has not: it binds no port below the
     // namespace's unprivileged start (the target gets the EACCES its own bind would).
@@ -238,9 +240,9 @@ Reply do_listen(Call& c, ListenPolicy policy, bool egress) {
     auto d = inet_destination(domain, b);
     if (policy == ListenPolicy::None)
       return refuse(c, "listen", d, why(policy, "listen on an inet socket, loopback included"));
-    if (d.inet.port == 0 && !is_loopback(d.inet))
+    if (d.inet.port == 0 && !is_loopback_bind(d.inet))
       return refuse(c, "listen", d, why(policy, "listen on an unbound socket (it binds every address)"));
-    if (!is_loopback(d.inet))
+    if (!is_loopback_bind(d.inet))
       return refuse(c, "listen", d, why(policy, "listen on an address other than loopback"));
   } else if (domain == AF_UNIX && !egress && sl > sizeof(sa_family_t) && b[sizeof(sa_family_t)] == 0 &&
              !is_autobind_name(ss, sl)) {
@@ -249,6 +251,7 @@ Reply do_listen(Call& c, ListenPolicy policy, bool egress) {
   }
   if (!c.valid()) return {kFailClosed, 0};
   if (::listen(sock.get(), static_cast<int>(a[1])) != 0) return {errno, 0};
+  if (Egress* e = c.sup.egress(); e && e->shared_network() && is_inet(domain)) e->note_listener(sock.get());
   return {0, 0};
 }
 
@@ -276,9 +279,13 @@ Reply serve_server_call(Supervisor& sup, const seccomp_notif& n, base::UniqueFd&
   Call c(sup, n, kFailClosed);
   if (int e = c.open()) return {e, 0};
   const ListenPolicy policy = sup.listen_policy();
+  // The allowlist on the sandbox's own network namespace; on the host's (shared), the servers
+  // are the level's business as without it (the filter sends bind and listen here anyway).
+  const bool own_egress = sup.egress() != nullptr && !sup.egress()->shared_network();
+  if (!own_egress && policy == ListenPolicy::Unrestricted) return {0, 0, true};
   switch (n.data.nr) {
-    case SYS_bind: return do_bind(c, policy, sup.egress() != nullptr, recheck);
-    case SYS_listen: return do_listen(c, policy, sup.egress() != nullptr);
+    case SYS_bind: return do_bind(c, policy, own_egress, recheck);
+    case SYS_listen: return do_listen(c, policy, own_egress);
     default: return do_accept(c, policy);
   }
 }

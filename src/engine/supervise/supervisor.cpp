@@ -35,6 +35,7 @@
 #include <sys/un.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <chrono>
 #include <cstring>
@@ -48,6 +49,7 @@
 #include "ringfence/base/paths.hpp"
 #include "ringfence/base/sys.hpp"
 #include "ringfence/net/decision.hpp"
+#include "ringfence/net/explain.hpp"
 
 namespace rf::engine {
 
@@ -121,6 +123,11 @@ Result<std::shared_ptr<Supervisor>> Supervisor::create(const spec::ConnectPolicy
     }
   }
   s->restrict_unix_paths_ = cp.restrict_unix_paths;
+  s->hints_ = cp.hints;
+  s->run_id_ = std::to_string(::getpid()) + "-" +
+               std::to_string(std::chrono::duration_cast<std::chrono::milliseconds>(
+                                  std::chrono::system_clock::now().time_since_epoch())
+                                  .count());
   s->listen_ = cp.listen;
   for (const auto& d : cp.unix_path_allow) s->unix_path_allow_.push_back(base::normalize(d));
   if (!cp.allow_hosts.empty()) {
@@ -184,7 +191,8 @@ Status Supervisor::take_listener() {
   // Step 3: the listener's number in the command (and the resolver's sockets' under the egress
   // allowlist); take our own copies.
   int numbers[3] = {-1, -1, -1};
-  const std::size_t want = (egress_ ? 3 : 1) * sizeof(int);
+  const bool resolver_from_child = egress_ && !egress_->shared_network();
+  const std::size_t want = (resolver_from_child ? 3 : 1) * sizeof(int);
   ssize_t n = ::read(handoff_.get(), numbers, sizeof numbers);
   if (n < 0 && (errno == EAGAIN || errno == EINTR)) return {};
   if (n != static_cast<ssize_t>(want)) {
@@ -196,7 +204,7 @@ Status Supervisor::take_listener() {
   if (!listener) return listener.error().reworded("connect policy: pidfd_getfd(listener)");
   listener_ = std::move(*listener);
   if (::fcntl(listener_.get(), F_SETFD, FD_CLOEXEC) != 0) return base::errno_error("fcntl");
-  if (egress_) {
+  if (resolver_from_child) {
     auto udp = base::pidfd_getfd(target_pidfd_.get(), numbers[1]);
     if (!udp) return udp.error().reworded("egress allowlist: pidfd_getfd(the resolver's UDP socket)");
     auto tcp = base::pidfd_getfd(target_pidfd_.get(), numbers[2]);
@@ -483,6 +491,14 @@ bool Supervisor::still_valid(std::uint64_t id) const {
 // dropped).
 void Supervisor::log_violation(const std::string& line) {
   std::lock_guard<std::mutex> lock(log_mu_);
+  if (hints_ && hinted_kinds_.size() < 8) {
+    if (auto e = net::explain_violation(line);
+        e && std::find(hinted_kinds_.begin(), hinted_kinds_.end(), e->kind) == hinted_kinds_.end()) {
+      hinted_kinds_.push_back(e->kind);
+      const std::string text = "ringfence: " + net::explanation_line(*e) + "\n";
+      (void)base::write_all(STDERR_FILENO, text);
+    }
+  }
   const std::int64_t now = now_seconds();
   if (now != debug_window_) {
     if (debug_suppressed_)
@@ -509,8 +525,11 @@ void Supervisor::log_violation(const std::string& line) {
     ++log_dropped_;
     return;
   }
-  (void)base::write_all(log_.get(), line + "\n");
-  log_written_ += line.size() + 1;
+  // The run's id first: `ringfence violations` and `why` group the lines by it.
+  const std::string tagged =
+      line.size() > 1 && line[0] == '{' ? "{\"run\":\"" + run_id_ + "\"," + line.substr(1) : line;
+  (void)base::write_all(log_.get(), tagged + "\n");
+  log_written_ += tagged.size() + 1;
 }
 
 namespace {

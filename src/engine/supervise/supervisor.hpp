@@ -133,6 +133,9 @@ private:
   std::vector<std::string> unix_path_allow_;
   // The violation log and the debug log's rate limit.
   std::mutex log_mu_;
+  std::string run_id_;  // "PID-MS": every line of this run carries it
+  bool hints_ = false;
+  std::vector<std::string> hinted_kinds_;  // under log_mu_
   base::UniqueFd log_;
   std::string log_path_;
   std::size_t log_written_ = 0;
