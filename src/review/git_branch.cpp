@@ -51,7 +51,7 @@ struct Git {
     env.push_back("GIT_CONFIG_NOSYSTEM=1");
     env.push_back("GIT_TERMINAL_PROMPT=0");
     env.push_back("GIT_OPTIONAL_LOCKS=0");
-    env.push_back("GIT_INDEX_FILE=" + index);
+    if (!index.empty()) env.push_back("GIT_INDEX_FILE=" + index);
     std::vector<char*> av, ev;
     for (auto& a : argv) av.push_back(a.data());
     av.push_back(nullptr);
@@ -112,6 +112,15 @@ std::string index_path(const std::string& p) {
 }
 
 }  // namespace
+
+std::optional<std::string> read_git_head(const std::string& project_realpath) {
+  const Git git{project_realpath, ""};
+  auto top = git.run({"rev-parse", "--show-toplevel"});
+  if (!top || trimmed(*top) != project_realpath) return std::nullopt;
+  auto head = git.run({"rev-parse", "--verify", "--quiet", "HEAD^{commit}"});
+  if (!head) return std::nullopt;
+  return trimmed(*head);
+}
 
 base::Result<BranchResult> commit_to_branch(const ChangeSet& cs, const std::vector<Change>& changes,
                                             const std::string& branch) {

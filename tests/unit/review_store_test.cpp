@@ -4,6 +4,7 @@
 #include <sys/stat.h>
 
 #include "review_test_util.hpp"
+#include "ringfence/review/apply.hpp"
 
 using namespace rf::review;
 using namespace rf::review::test;
@@ -109,4 +110,16 @@ TEST_CASE("a store or change set open to others, or a link, is refused") {
   CHECK(exists(elsewhere + "/keep"));
   CHECK(!exists(r.store_root + "/" + fake));
   rf::base::remove_tree(elsewhere);
+}
+
+TEST_CASE("read_git_head: the commit at the top of a work tree, else nothing") {
+  Run r;
+  CHECK(!read_git_head(r.project));
+  const std::string git = "git -c user.name=t -c user.email=t@x -C " + r.project + " ";
+  REQUIRE(std::system((git + "init -q && " + git + "commit -q --allow-empty -m one").c_str()) == 0);
+  const auto head = read_git_head(r.project);
+  REQUIRE(head);
+  CHECK(head->size() == 40);
+  REQUIRE(::mkdir(r.pj("sub").c_str(), 0755) == 0);
+  CHECK(!read_git_head(r.pj("sub")));  // inside a work tree, not its top
 }

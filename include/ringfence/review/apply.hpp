@@ -3,6 +3,7 @@
 // refused as a whole on a conflict; or committing it to a new branch instead (docs/review.md).
 #pragma once
 
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -51,6 +52,10 @@ struct BranchResult {
 // the system configuration.
 base::Result<BranchResult> commit_to_branch(const ChangeSet& cs, const std::vector<Change>& changes,
                                             const std::string& branch);
+
+// For CreateInfo::git_head: the commit HEAD names when `project_realpath` is the top of a git
+// work tree (git run as commit_to_branch runs it), else nullopt (no repository, no commit yet).
+std::optional<std::string> read_git_head(const std::string& project_realpath);
 
 // An open directory fd of the change set's upper directory and of its project (checked: the
 // project is still the directory the run saw).
