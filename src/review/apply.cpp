@@ -11,7 +11,9 @@
 #include <algorithm>
 #include <cerrno>
 #include <map>
+#include <optional>
 #include <set>
+#include <utility>
 
 #include "fs_util.hpp"
 #include "ringfence/base/paths.hpp"
@@ -153,11 +155,30 @@ struct Applier {
   }
 
   // The new entry under a temporary name in its directory, then renamed over the old one.
+  // Run as root, apply gives what it writes the owner of what it replaces, else of the
+  // directory it goes into (the project's owner, not root). nullopt: leave it to the kernel.
+  static std::optional<std::pair<uid_t, gid_t>> owner_for(int dir, const std::string& name) {
+    if (::geteuid() != 0) return std::nullopt;
+    struct stat st {};
+    if (::fstatat(dir, name.c_str(), &st, AT_SYMLINK_NOFOLLOW) != 0 && ::fstat(dir, &st) != 0)
+      return std::nullopt;
+    return std::make_pair(st.st_uid, st.st_gid);
+  }
+
+  static base::Status chown_to(int dir, const std::string& name,
+                               const std::optional<std::pair<uid_t, gid_t>>& o, const std::string& shown) {
+    if (o && ::fchownat(dir, name.c_str(), o->first, o->second, AT_SYMLINK_NOFOLLOW) != 0)
+      return base::errno_error("chown " + shown);
+    return {};
+  }
+
   base::Status write_entry(const Change& c) {
     RF_TRY_ASSIGN(p, open_parent_beneath(root, c.path));
     const int dir = p.fd.get();
+    const auto owner = owner_for(dir, p.name);
     if (S_ISDIR(c.new_mode)) {
       if (::mkdirat(dir, p.name.c_str(), 0700) != 0) return base::errno_error("mkdir " + c.path);
+      RF_TRY(chown_to(dir, p.name, owner, c.path));
       dir_modes.emplace_back(c.path, perms_of(c, opt.include_risky));
       return {};
     }
@@ -173,7 +194,9 @@ struct Applier {
         base::UniqueFd fd(
             ::openat(dir, tmp.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600));
         if (!fd.valid()) return base::errno_error("create a temporary file beside " + c.path);
-        auto copied = copy_into(fd.get(), c);
+        // The owner first: a change of owner clears the set-id bits the mode may carry.
+        base::Status copied = chown_to(dir, tmp, owner, c.path);
+        if (copied) copied = copy_into(fd.get(), c);
         if (copied && ::fchmod(fd.get(), perms) != 0) copied = base::errno_error("chmod " + c.path);
         if (!copied) {
           ::unlinkat(dir, tmp.c_str(), 0);
@@ -184,6 +207,10 @@ struct Applier {
     } else if (S_ISLNK(c.new_mode)) {
       if (::symlinkat(c.link_target.c_str(), dir, tmp.c_str()) != 0)
         return base::errno_error("symlink " + c.path);
+      if (auto o = chown_to(dir, tmp, owner, c.path); !o) {
+        ::unlinkat(dir, tmp.c_str(), 0);
+        return o;
+      }
     } else {
       struct stat ust {};
       RF_TRY_ASSIGN(up, open_parent_beneath(upper, c.path));

@@ -245,3 +245,26 @@ TEST_CASE("a directory deletion goes only with everything in it") {
   CHECK(exists(r.pj("dir/.envrc")));
   CHECK(res.skipped_risky.size() == 2);
 }
+
+TEST_CASE("run as root, apply writes files owned by the project's owner") {
+  if (::geteuid() != 0) {
+    MESSAGE("skipped: needs root (chown)");
+    return;
+  }
+  Run r;
+  put(r.pj("mine"), "old");
+  REQUIRE(::chown(r.project.c_str(), 65534, 65534) == 0);
+  REQUIRE(::chown(r.pj("mine").c_str(), 65534, 65534) == 0);
+  r.start();
+  put(r.up("mine"), "new");
+  put(r.up("fresh"), "f", 0755);
+  REQUIRE(::symlink("mine", r.up("ln").c_str()) == 0);
+  apply_ok(r);
+  for (const char* p : {"mine", "fresh", "ln"}) {
+    struct stat st {};
+    REQUIRE(::lstat(r.pj(p).c_str(), &st) == 0);
+    CHECK_MESSAGE(st.st_uid == 65534, p);
+    CHECK_MESSAGE(st.st_gid == 65534, p);
+  }
+  CHECK((mode_of(r.pj("fresh")) & 07777) == 0755);
+}
