@@ -281,6 +281,7 @@ int run_native(const std::vector<std::string>& args) {
       return rf::cli::run_agent_state_command(cmd->agent_state, rf::cli::gather_host_snapshot());
     case rf::cli::NativeCommand::Kind::Violations:
       return rf::cli::run_violations_command(cmd->violations, rf::cli::gather_host_snapshot());
+    case rf::cli::NativeCommand::Kind::Review: return rf::cli::run_review_command(cmd->review);
   }
   print_to(stdout, std::string("ringfence ") + RF_VERSION + "\n");
   return 0;
@@ -288,8 +289,8 @@ int run_native(const std::vector<std::string>& args) {
 
 bool is_native_command(const std::string& a) {
   return a == "run" || a == "policy" || a == "preset" || a == "doctor" || a == "verify" ||
-         a == "agent-state" || a == "violations" || a == "why" || a == "--help" || a == "-h" ||
-         a == "--help-all";
+         a == "agent-state" || a == "violations" || a == "why" || a == "changes" || a == "apply" ||
+         a == "discard" || a == "--help" || a == "-h" || a == "--help-all";
 }
 
 int run(int argc, char** argv) {

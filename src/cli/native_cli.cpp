@@ -295,6 +295,7 @@ base::Result<NativeCommand> parse_native(const std::vector<std::string>& args) {
   add_verify(app, out);
   add_agent_state(app, out);
   add_violations(app, out);
+  add_review_commands(app, out);
   // `run ... -- COMMAND`: the words after the first "--" are the command, whatever they look like.
   std::vector<std::string> words = args;
   std::vector<std::string> command;

@@ -9,6 +9,7 @@
 
 #include "ringfence/base/result.hpp"
 #include "ringfence/cli/agent_state.hpp"
+#include "ringfence/cli/review_command.hpp"
 #include "ringfence/cli/violations.hpp"
 
 namespace rf::cli {
@@ -108,7 +109,8 @@ struct NativeCommand {
     Doctor,
     Verify,
     AgentState,
-    Violations
+    Violations,
+    Review
   } kind = Kind::Help;
   std::string text;  // Help: the text to print
   PolicyCommand policy;
@@ -118,6 +120,7 @@ struct NativeCommand {
   VerifyCommand verify;
   AgentStateCommand agent_state;
   ViolationsCommand violations;  // `violations` and `why`
+  ReviewCommand review;          // changes, apply, discard
 };
 
 // Parses argv after the program name. CLI11's exceptions stop here: a bad command line is an
