@@ -1,13 +1,14 @@
 #!/bin/bash
 # SPDX-License-Identifier: LGPL-2.1-or-later
 # debian/control's Build-Depends are exactly what tools/install-deps installs to build the
-# packages: its build and deb groups, without lintian (which checks them afterwards), with
+# packages: its build and deb groups, without build-essential (implied for every package) and
+# lintian (which checks them afterwards), with
 # debhelper as debhelper-compat.
 # usage: test_build_depends.sh SOURCE_ROOT
 set -euo pipefail
 root=$1
 want=$({ "$root/tools/install-deps" --list build; "$root/tools/install-deps" --list deb; } |
-  grep -vx lintian | sed 's/^debhelper$/debhelper-compat/' | sort -u)
+  grep -vx -e lintian -e build-essential | sed 's/^debhelper$/debhelper-compat/' | sort -u)
 have=$(awk '/^Build-Depends:/ {on=1; sub(/^Build-Depends:/, "")} on && /^[A-Za-z-]+:/ && !/^Build-Depends:/ {on=0} on' \
   "$root/debian/control" | tr ',' '\n' | sed -e 's/(.*)//' -e 's/\[.*\]//' -e 's/^[[:space:]]*//' -e 's/[[:space:]]*$//' |
   grep -v '^$' | sort -u)
