@@ -31,7 +31,7 @@ ALLOWED: dict[str, frozenset[str]] = {
     "policy": frozenset({"base"}),
     "net": frozenset({"base"}),
     "presets": frozenset({"base"}),
-    "review": frozenset({"base"}),
+    "review": frozenset({"base", "presets"}),
     "cli": frozenset({"base", "spec", "policy", "presets", "net", "review"}),
     "engine": frozenset({"base", "spec", "net"}),
     "probe": frozenset({"base"}),

@@ -14,6 +14,7 @@
 #include "ringfence/cli/host_snapshot.hpp"
 #include "ringfence/cli/native.hpp"
 #include "ringfence/cli/native_run.hpp"
+#include "ringfence/cli/run_review.hpp"
 #include "ringfence/engine/launch.hpp"
 #include "ringfence/presets/presets.hpp"
 #include "ringfence/probe/probe.hpp"
@@ -149,6 +150,16 @@ int run_native_run(const rf::cli::RunOptions& opts) {
   if (project_masked > 0)
     log::info("masked " + std::to_string(project_masked) + " name" + (project_masked == 1 ? "" : "s") +
               " in the project (--dry-run lists them; --unmask GLOB leaves one readable)");
+  // A review run: its change set, made before anything of the sandbox exists.
+  std::optional<rf::cli::ReviewRun> review;
+  if (plan->settings.review) {
+    auto rv = rf::cli::start_review(*plan);
+    if (!rv) {
+      log::error(rv.error().describe_with_cause() + "; nothing was run");
+      return rf::cli::kExitSetup;
+    }
+    review = std::move(*rv);
+  }
   std::vector<std::string> not_removed;
   rf::cli::ThrowawayHome home(*plan, snapshot);
   if (auto h = home.prepare(); !h) {
@@ -184,6 +195,11 @@ int run_native_run(const rf::cli::RunOptions& opts) {
   }
   if (auto h = home.finish(not_removed); !h) log::warning(h.error().describe_with_cause());
   report_not_removed(not_removed);
+  if (review) {
+    const bool killed =
+        !r || r->timed_out || r->oom_killed || r->parent_exited || (r->code > 128 && r->code < 160);
+    rf::cli::finish_review(*review, killed, r ? std::optional<int>(r->code) : std::nullopt);
+  }
   for (const auto& w : rf::cli::autorun_warnings(*plan)) log::warning(w);
   if (plan->settings.keep_home) log::info("home kept at " + plan->home_host);
   if (!r) {

@@ -334,6 +334,35 @@ Status add_soft_home(RunPlan& plan, const presets::AgentProfile& agent) {
   return {};
 }
 
+namespace {
+
+// A review run: git's view of the project stays in the overlay, so that a commit made inside is
+// in the change set and nothing of it reaches the host. protect_git's ops from `first` on
+// change: the bind of the project's own .git over itself goes (the overlay shows it), every
+// other writable bind (a linked worktree's git directory outside the project) is read-only,
+// and nothing is made on the host for the read-only covers (a missing entry is skipped).
+void keep_git_in_overlay(RunPlan& plan, std::size_t first) {
+  auto& ops = plan.spec.fs_ops;
+  const std::string own = plan.project + "/.git";
+  std::vector<FsOp> kept(ops.begin(), ops.begin() + static_cast<std::ptrdiff_t>(first));
+  for (std::size_t i = first; i < ops.size(); ++i) {
+    FsOp o = ops[i];
+    if (o.kind == OpKind::Bind && o.source == own && o.dest == own) continue;
+    if (o.kind == OpKind::Bind) o.kind = OpKind::RoBind;
+    o.allow_missing = true;
+    o.dest_optional = true;
+    kept.push_back(std::move(o));
+  }
+  ops = std::move(kept);
+  plan.git_make.clear();
+  plan.git_watch_commondir.clear();
+  plan.notes.push_back(
+      "git: a review run's .git is in the overlay: commits made inside are in the change set, "
+      "and its hooks, config and the like are risky changes, left out of apply by default");
+}
+
+}  // namespace
+
 Status add_project(RunPlan& plan, const RunOptions& /*opts*/) {
   auto& ops = plan.spec.fs_ops;
   const bool rw = plan.settings.project_writable;
@@ -348,7 +377,9 @@ Status add_project(RunPlan& plan, const RunOptions& /*opts*/) {
     ops.push_back(op(rw ? OpKind::Bind : OpKind::RoBind, plan.project, plan.project));
   }
   // Git's hooks, config and the rest that runs later on the host: never writable here.
+  const std::size_t first = ops.size();
   if (rw) RF_TRY(protect_git(plan));
+  if (plan.settings.review) keep_git_in_overlay(plan, first);
   return {};
 }
 
@@ -407,6 +438,11 @@ Status add_project_masks(RunPlan& plan, const RunOptions& opts) {
     return Error(0, "masks: " + plan.project + " holds more than " + std::to_string(limit) +
                         " entries, so the secrets in it cannot all be found before the start; raise the "
                         "bound with --mask-scan-limit N (0: no bound), or run in a smaller folder");
+  // A review run's project is an overlay of it: the masks find the objects the scan found by
+  // their inode numbers there, on the overlay's device.
+  if (plan.settings.review)
+    for (auto& o : plan.spec.fs_ops)
+      if (o.dest_identity && base::is_under(o.dest, plan.project)) o.identity_ino_only = true;
   // Names created later: the launcher watches the project and covers each new match inside.
   spec::LateMasks& late = plan.spec.supervision.late_masks;
   late.patterns = patterns;

@@ -386,7 +386,8 @@ Status op_cover_exact(const ResolvedOp& r, int rfd, int serial) {
   // What the scan covered must be what is there now: a masked directory moved away and another
   // put in its place would leave the real one uncovered.
   if (op.dest_identity && op.kind != OpKind::RemountRo &&
-      (st.st_dev != op.dest_identity->first || st.st_ino != op.dest_identity->second))
+      ((!op.identity_ino_only && st.st_dev != op.dest_identity->first) ||
+       st.st_ino != op.dest_identity->second))
     return Error(0, what + ": it changed while the sandbox was set up");
   if (op.kind == OpKind::RemountRo) {
     Status s =

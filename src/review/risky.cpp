@@ -12,6 +12,7 @@
 
 #include "fs_util.hpp"
 #include "ringfence/base/paths.hpp"
+#include "ringfence/presets/autorun.hpp"
 #include "ringfence/review/changes.hpp"
 
 namespace rf::review {
@@ -118,6 +119,10 @@ std::string risky_reason(const std::string& path, mode_t mode, const std::string
                          const std::string& project_realpath) {
   std::string r = path_class(path);
   if (!r.empty()) return r;
+  // The files host tools run that the warning after a run names (presets/autorun.hpp): every
+  // one of them is risky here too.
+  r = presets::autorun_reason(path, S_ISDIR(mode));
+  if (!r.empty()) return "auto-run file: " + r;
   if (mode == 0) return "";
   if (S_ISREG(mode) && (mode & (S_ISUID | S_ISGID))) return "setuid/setgid file";
   if (S_ISLNK(mode) && link_leaves_project(path, link_target, project_realpath))

@@ -354,6 +354,11 @@ base::Result<std::vector<ChangeSet>> list_change_sets(const Store& store) {
     if (!cs && cs.error().code() != ENOENT) return std::move(cs).error();
     if (cs) out.push_back(std::move(*cs));
   }
+  // Oldest first by the start itself: ids of runs in the same second differ only in their
+  // random part.
+  std::stable_sort(out.begin(), out.end(), [](const ChangeSet& a, const ChangeSet& b) {
+    return a.meta.started_ns < b.meta.started_ns;
+  });
   return out;
 }
 

@@ -271,6 +271,93 @@ def overlay_changes_apply(ctx):
     check_eq(r.returncode, 1, f"changes with no change set left: {r.stderr}")
 
 
+# The same work done through `ringfence run --review`: .git/hooks is read-only inside (the
+# run protects it), so the planted hook is .git/config's fsmonitor instead, which the review
+# run lets the sandbox write (into the change set only).
+RUN_SCRIPT = SANDBOX_SCRIPT.replace(
+    "printf '#!/bin/sh\\necho planted\\n' > .git/hooks/post-checkout\nchmod +x .git/hooks/post-checkout\n",
+    "mkfifo a-fifo\n")
+
+
+@suite.case()
+def run_review_end_to_end(ctx):
+    """`ringfence run --review`: inside, every process sees a writable project; the host's
+    project is byte-for-byte the same after the run; the masked .env is in no change set; apply
+    makes the project the sandbox's final view minus the risky entries; nothing stays mounted;
+    a run stopped by its timeout leaves a change set marked killed; below the kernel level
+    --review is refused and nothing runs."""
+    rv = Review(ctx)
+    rv.files(dict(PROJECT, **{".env": "TOKEN=SECRET-IN-PROJECT\n"}))
+    rv.commit_project()
+    chown_tree(rv.state, rv.uid)
+    before = manifest(rv.project)
+    mounts_before = open("/proc/self/mountinfo").read().count("overlay")
+    rf = [rv.ctx.h.target, "run", "--no-profile", "--review", "--project", rv.project]
+    script = RUN_SCRIPT + "cat .env; echo leaked > .env 2>/dev/null || echo env-read-only\n"
+    r = rv.as_user(rf + ["--env", "GIT_AUTHOR_NAME=In", "--env", "GIT_AUTHOR_EMAIL=i@x",
+                         "--env", "GIT_COMMITTER_NAME=In", "--env", "GIT_COMMITTER_EMAIL=i@x", "--",
+                         "sh", "-c", script + f"/usr/bin/python3 -c '{DUMP}' {rv.project}"])
+    check_eq(r.returncode, 0, f"the review run: {r.stderr[-2000:]} {r.stdout[-2000:]}")
+    lines = r.stdout.strip().splitlines()
+    merged = json.loads(lines[-1])
+    check("SECRET-IN-PROJECT" not in r.stdout, "the masked .env is hidden inside a review run too")
+    check("env-read-only" in r.stdout, f"the masked .env cannot be written inside: {r.stdout[-300:]!r}")
+    check_eq(manifest(rv.project), before, "the project after the review run: untouched")
+    check("review: change set " in r.stderr and "the project is untouched" in r.stderr,
+          f"the run says its change set: {r.stderr[-1500:]!r}")
+    check("risky change" in r.stderr, f"the run names its risky changes: {r.stderr[-1500:]!r}")
+    check_eq(open("/proc/self/mountinfo").read().count("overlay"), mounts_before, "no overlay left mounted")
+    doc = rv.changes()
+    paths = {c["path"] for c in doc["changes"]}
+    check(".env" not in paths, f"the masked .env is in no change set: {sorted(paths)[:20]}")
+    risky = risky_paths(doc)
+    for p_ in ("link-out", ".envrc", ".github/workflows/ci.yml", "a-fifo"):
+        check(p_ in risky, f"{p_} is risky: {sorted(risky)}")
+    cs_dir = os.path.join(rv.state, "ringfence", "changes", doc["id"])
+    with open(os.path.join(cs_dir, "meta.json")) as f:
+        meta = json.load(f)
+    check_eq((meta["state"], meta["exit_code"]), ("complete", 0), "meta.json records the end")
+    check(meta["git_head"] and len(meta["git_head"]) == 40, f"meta.json has the project's HEAD: {meta}")
+
+    r = rv.rf("apply")
+    check_eq(r.returncode, 0, f"apply: {r.stdout} {r.stderr}")
+    del merged[".env"]  # the mask's empty file inside; the host's stays as it was
+    expected = {k: v for k, v in merged.items() if k not in risky and not any(k.startswith(x + "/") for x in risky)}
+    for k in risky:
+        if k in before:
+            expected[k] = before[k]
+    expected[".env"] = before[".env"]
+    got = manifest(rv.project)
+    for k in set(got) | set(expected):
+        if k.startswith(".git/") or k == ".git":
+            continue  # git's own files: compared through git below
+        if got.get(k) != expected.get(k):
+            fail(f"after apply, {k}: the project has {got.get(k)}, the sandbox's view {expected.get(k)}")
+    check_eq(rv.git("log", "-1", "--format=%s"), "inside\n", "the commit made inside reached the project")
+
+    # Stopped by its timeout: the change set holds what was written, marked killed.
+    r = rv.as_user(rf + ["--timeout", "1", "--", "sh", "-c", "echo partial > partial.txt; sleep 30"])
+    check(r.returncode != 0, f"the timed-out run fails: {r.returncode}")
+    check(not os.path.exists(os.path.join(rv.project, "partial.txt")), "the stopped run wrote nothing to the project")
+    doc = rv.changes()
+    check([c["path"] for c in doc["changes"]] == ["partial.txt"], f"the stopped run's change set: {doc}")
+    with open(os.path.join(rv.state, "ringfence", "changes", doc["id"], "meta.json")) as f:
+        check_eq(json.load(f)["state"], "killed", "a stopped run's change set is marked killed")
+
+    # Nothing changed: no change set is left.
+    n = len(os.listdir(os.path.join(rv.state, "ringfence", "changes")))
+    r = rv.as_user(rf + ["--", "true"])
+    check_eq(r.returncode, 0, f"an idle review run: {r.stderr}")
+    check("review: nothing changed" in r.stderr, f"an idle run says so: {r.stderr!r}")
+    check_eq(len(os.listdir(os.path.join(rv.state, "ringfence", "changes"))), n, "an empty change set is dropped")
+
+    # Below the kernel level: refused before anything runs.
+    r = rv.as_user(rf + ["--level", "landlock", "--", "sh", "-c", "echo no > refused.txt"])
+    check_eq(r.returncode, 125, f"--review at the landlock level: {r.stderr}")
+    check("--review needs the kernel level" in r.stderr, f"the refusal says why: {r.stderr!r}")
+    check(not os.path.exists(os.path.join(rv.project, "refused.txt")), "nothing ran")
+
+
 @suite.case()
 def conflicts_refuse_everything(ctx):
     """A file the host edited after the run started refuses the whole apply: nothing written,

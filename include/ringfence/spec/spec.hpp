@@ -75,6 +75,10 @@ struct FsOp {
   // With dest_beneath: the device and inode the front end found at dest (a cover of what a scan
   // found); a different object there (moved or swapped since) fails the setup.
   std::optional<std::pair<dev_t, ino_t>> dest_identity;
+  // dest_identity's device is not compared: the destination is on an overlay whose lower layer
+  // holds the object the front end found, which the overlay shows with that inode number on a
+  // device of its own (a review run's project).
+  bool identity_ino_only = false;
   // Bind/RoBind: `source` is a path in the sandbox, bound with everything the earlier ops
   // mounted below it (a second place showing the same view, e.g. /workspace).
   bool source_in_sandbox = false;
