@@ -292,7 +292,7 @@ complete -c ringfence -n $vw -l since -x -d 'From then on: a duration back (10m,
 complete -c ringfence -n $vw -l all -d 'Every line of the log'
 complete -c ringfence -n $vw -l log -r -F -d "Another log file than the user's"
 complete -c ringfence -n '__fish_seen_subcommand_from violations' -l json -d 'The lines as they are (JSON lines)'
-complete -c ringfence -n '__fish_seen_subcommand_from violations' -l format -x -a 'text github' -d 'github: GitHub Actions annotations'
+complete -c ringfence -n '__fish_seen_subcommand_from violations' -l format -x -a 'text github' -d 'Text, or GitHub Actions annotations'
 
 # ringfence changes, apply, discard
 complete -c ringfence -n '__fish_seen_subcommand_from changes' -l json -d 'The change set as JSON'
