@@ -12,14 +12,15 @@ _ringfence_bwrap_options="--help --version --args --argv0 --level-prefix --unsha
 --userns-block-fd --info-fd --json-status-fd --new-session --die-with-parent --as-pid-1 --cap-add
 --cap-drop --perms --size --chmod"
 
-_ringfence_subcommands="run bwrap policy preset doctor verify agent-state changes apply discard"
+_ringfence_subcommands="run bwrap policy preset doctor verify agent-state violations why changes apply
+discard"
 _ringfence_help="-h --help --help-all"
 
 # `ringfence run`: the options that take a value, then the flags.
 _ringfence_run_valued="--preset --agent --project --network --edits --shell --web-search --fs-jail
 --bind --ro-bind --unmask --mask --mask-scan-limit --env --timeout --limit --agent-state --profile
 --seccomp --require --level --allow-net --deny-net --allow-host --allow-hosts --toolchains"
-_ringfence_run_flags="--workspace --review --limit-best-effort --keep-home --allow-broad-project
+_ringfence_run_flags="--workspace --review --quiet --limit-best-effort --keep-home --allow-broad-project
 --no-profile --dry-run --verbose --allow-unsandboxed --new-session --allow-listen
 --allow-unfiltered-network"
 
@@ -171,13 +172,22 @@ _ringfence_simple() {
         --level) COMPREPLY=($(compgen -W "$_ringfence_levels" -- "$cur")); return ;;
         --attack-program) COMPREPLY=($(compgen -f -- "$cur")); return ;;
       esac ;;
+    violations|why) opts="--last --since --all --log"
+      [[ $sub == violations ]] && opts+=" --json --format"
+      case "$prev" in
+        --since) COMPREPLY=(); return ;;
+        --log) COMPREPLY=($(compgen -f -- "$cur")); return ;;
+        --format) COMPREPLY=($(compgen -W "text github" -- "$cur")); return ;;
+      esac ;;
     changes) opts="--json --diff --stat --list --project"
       [[ $prev == --project ]] && { COMPREPLY=($(compgen -d -- "$cur")); return; } ;;
-    apply) opts="--include-risky --git-branch"
+    apply) opts="--project --include-risky --git-branch"
       [[ $prev == --git-branch ]] && { COMPREPLY=(); return; }
+      [[ $prev == --project ]] && { COMPREPLY=($(compgen -d -- "$cur")); return; }
       [[ $cur != -* ]] && { COMPREPLY=($(compgen -f -- "$cur")); return; } ;;
-    discard) opts="--keep --older-than"
-      [[ $prev == --keep || $prev == --older-than ]] && { COMPREPLY=(); return; } ;;
+    discard) opts="--project --keep --older-than"
+      [[ $prev == --keep || $prev == --older-than ]] && { COMPREPLY=(); return; }
+      [[ $prev == --project ]] && { COMPREPLY=($(compgen -d -- "$cur")); return; } ;;
   esac
   COMPREPLY=($(compgen -W "$opts $_ringfence_help" -- "$cur"))
 }
@@ -199,7 +209,7 @@ _ringfence() {
     bwrap) _ringfence_bwrap 2 ;;
     run) _ringfence_run 2 ;;
     policy|preset|agent-state) _ringfence_nested "${COMP_WORDS[1]}" 2 ;;
-    doctor|verify|changes|apply|discard) _ringfence_simple "${COMP_WORDS[1]}" ;;
+    doctor|verify|violations|why|changes|apply|discard) _ringfence_simple "${COMP_WORDS[1]}" ;;
     -*) _ringfence_bwrap 1 ;;
     *) COMPREPLY=() ;;
   esac

@@ -180,7 +180,7 @@ function __ringfence_bwrap_complete --argument-names cmd condition
   end
 end
 
-set -l subs run bwrap policy preset doctor verify agent-state changes apply discard
+set -l subs run bwrap policy preset doctor verify agent-state violations why changes apply discard
 set -l nosub "not __fish_seen_subcommand_from $subs"
 complete -c ringfence -f
 
@@ -191,6 +191,8 @@ complete -c ringfence -n $nosub -a preset -d 'List the presets or show one'
 complete -c ringfence -n $nosub -a doctor -d 'What this host can enforce, and how to fix it'
 complete -c ringfence -n $nosub -a verify -d 'Attack a real sandbox on this host'
 complete -c ringfence -n $nosub -a agent-state -d "List, show or reset the agents' kept state"
+complete -c ringfence -n $nosub -a violations -d 'Print the violation log of the last run'
+complete -c ringfence -n $nosub -a why -d 'Explain the refusals of the last run and what allows them'
 complete -c ringfence -n $nosub -a changes -d 'Show the change set of a review run'
 complete -c ringfence -n $nosub -a apply -d 'Write a change set into the project'
 complete -c ringfence -n $nosub -a discard -d 'Drop change sets'
@@ -215,6 +217,7 @@ complete -c ringfence -n $r -l workspace -d 'Also show the project at /workspace
 complete -c ringfence -n $r -l network -x -a 'on off' -d 'off: loopback only; on: the connect policy'
 complete -c ringfence -n $r -l edits -x -a 'on off review' -d 'off: the project is read-only; review: a change set'
 complete -c ringfence -n $r -l review -d 'Keep the edits in a change set (--edits review)'
+complete -c ringfence -n $r -l quiet -d 'No information lines and no hints on denials'
 complete -c ringfence -n $r -l shell -x -a 'on off' -d 'off: only COMMAND and its interpreters run'
 complete -c ringfence -n $r -l web-search -x -a 'on off' -d 'Recorded for the host'
 complete -c ringfence -n $r -l fs-jail -x -a 'on off' -d 'off: the soft jail'
@@ -282,14 +285,25 @@ complete -c ringfence -n "$st; and not __fish_seen_subcommand_from list show res
 complete -c ringfence -n "$st; and __fish_seen_subcommand_from show reset" -a 'claude codex gemini cursor cline'
 complete -c ringfence -n "$st; and __fish_seen_subcommand_from reset" -l yes -d 'Do not ask'
 
+# ringfence violations, why
+set -l vw '__fish_seen_subcommand_from violations why'
+complete -c ringfence -n $vw -l last -d "The last run's lines (the default)"
+complete -c ringfence -n $vw -l since -x -d 'From then on: a duration back (10m, 2h, 1d) or a UTC time'
+complete -c ringfence -n $vw -l all -d 'Every line of the log'
+complete -c ringfence -n $vw -l log -r -F -d "Another log file than the user's"
+complete -c ringfence -n '__fish_seen_subcommand_from violations' -l json -d 'The lines as they are (JSON lines)'
+complete -c ringfence -n '__fish_seen_subcommand_from violations' -l format -x -a 'text github' -d 'Text, or GitHub Actions annotations'
+
 # ringfence changes, apply, discard
 complete -c ringfence -n '__fish_seen_subcommand_from changes' -l json -d 'The change set as JSON'
 complete -c ringfence -n '__fish_seen_subcommand_from changes' -l diff -d 'A unified diff git can apply'
 complete -c ringfence -n '__fish_seen_subcommand_from changes' -l stat -d 'Changed lines per file'
 complete -c ringfence -n '__fish_seen_subcommand_from changes' -l list -d 'List the change sets'
 complete -c ringfence -n '__fish_seen_subcommand_from changes' -l project -x -a '(__fish_complete_directories)' -d 'The project'
+complete -c ringfence -n '__fish_seen_subcommand_from apply' -l project -x -a '(__fish_complete_directories)' -d 'The project whose latest change set is applied'
 complete -c ringfence -n '__fish_seen_subcommand_from apply' -l include-risky -d 'Apply the risky changes too'
 complete -c ringfence -n '__fish_seen_subcommand_from apply' -l git-branch -x -d 'Commit on a new branch instead'
 complete -c ringfence -n '__fish_seen_subcommand_from apply' -F
 complete -c ringfence -n '__fish_seen_subcommand_from discard' -l keep -x -d 'Keep the N newest'
 complete -c ringfence -n '__fish_seen_subcommand_from discard' -l older-than -x -d 'Drop those older than DAYS'
+complete -c ringfence -n '__fish_seen_subcommand_from discard' -l project -x -a '(__fish_complete_directories)' -d 'The project whose latest change set is removed'
