@@ -48,7 +48,8 @@ expected=(
 [[ $fishdir != no ]] && expected+=("$fishdir/ringfence.fish") && [[ $install_bwrap == true ]] && expected+=("$fishdir/bwrap.fish")
 if [[ -f "$build/docs/man/ringfence.1" ]]; then
   for p in ringfence ringfence-run ringfence-bwrap ringfence-policy ringfence-preset ringfence-doctor \
-    ringfence-verify ringfence-agent-state ringfence-changes ringfence-apply ringfence-discard; do
+    ringfence-verify ringfence-agent-state ringfence-changes ringfence-apply ringfence-discard \
+    ringfence-violations ringfence-why; do
     expected+=("$mandir/man1/$p.1")
   done
   expected+=("$mandir/man5/ringfence-policy.5" "$mandir/man5/ringfence-profile.5")

@@ -201,7 +201,8 @@ int run_native_run(const rf::cli::RunOptions& opts) {
     rf::cli::finish_review(*review, killed, r ? std::optional<int>(r->code) : std::nullopt);
   }
   for (const auto& w : rf::cli::autorun_warnings(*plan)) log::warning(w);
-  if (plan->settings.keep_home) log::info("home kept at " + plan->home_host);
+  // Said even with --quiet: the kept directory is what --keep-home asked for.
+  if (plan->settings.keep_home) log::warning("home kept at " + plan->home_host);
   if (!r) {
     log::error(r.error().describe_with_cause());
     return rf::cli::kExitSetup;

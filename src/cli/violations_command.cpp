@@ -119,6 +119,18 @@ std::string github_annotation(const std::string& line) {
 }
 
 int run_violations_command(const ViolationsCommand& cmd, const HostSnapshot& snap) {
+  std::optional<std::int64_t> since;
+  if (!cmd.since.empty()) {
+    const auto now = std::chrono::duration_cast<std::chrono::milliseconds>(
+                         std::chrono::system_clock::now().time_since_epoch())
+                         .count();
+    auto t = since_time(cmd.since, now);
+    if (!t) {
+      base::log::error(t.error().message());
+      return kExitUsage;
+    }
+    since = *t;
+  }
   const std::string path = cmd.log.empty() ? default_violation_log(snap) : cmd.log;
   std::vector<std::string> lines;
   bool found = false;
@@ -139,18 +151,6 @@ int run_violations_command(const ViolationsCommand& cmd, const HostSnapshot& sna
   if (!found && lines.empty()) {
     base::log::info("no violation log at " + path + ": nothing was refused yet");
     return 0;
-  }
-  std::optional<std::int64_t> since;
-  if (!cmd.since.empty()) {
-    const auto now = std::chrono::duration_cast<std::chrono::milliseconds>(
-                         std::chrono::system_clock::now().time_since_epoch())
-                         .count();
-    auto t = since_time(cmd.since, now);
-    if (!t) {
-      base::log::error(t.error().message());
-      return kExitUsage;
-    }
-    since = *t;
   }
   const auto chosen = select_violations(lines, cmd.all, since);
   std::string out;
