@@ -18,13 +18,13 @@ _ringfence_help="-h --help --help-all"
 
 # `ringfence run`: the options that take a value, then the flags.
 _ringfence_run_valued="--preset --agent --project --network --edits --shell --web-search --fs-jail
---bind --ro-bind --unmask --mask --mask-scan-limit --env --timeout --limit --agent-state --profile
+--bind --ro-bind --unmask --mask --mask-scan-limit --env --timeout --limit --agent-state --cache --profile
 --seccomp --require --level --allow-net --deny-net --allow-host --allow-hosts --toolchains"
 _ringfence_run_flags="--workspace --review --quiet --limit-best-effort --keep-home --allow-broad-project
 --no-profile --dry-run --verbose --allow-unsandboxed --new-session --allow-listen
 --allow-unfiltered-network"
 
-_ringfence_presets="trusted balanced hardened read-only"
+_ringfence_presets="trusted balanced hardened read-only ci"
 _ringfence_levels="kernel landlock soft"
 _ringfence_agents="claude codex gemini cursor cline"
 
@@ -87,7 +87,7 @@ _ringfence_run_value() {
     --agent-state) COMPREPLY=($(compgen -W "default project throwaway host" -- "$cur")
                               $(compgen -d -- "$cur")) ;;
     --seccomp) COMPREPLY=($(compgen -W "default strict" -- "$cur") $(compgen -f -- "$cur")) ;;
-    --project) COMPREPLY=($(compgen -d -- "$cur")) ;;
+    --project|--cache) COMPREPLY=($(compgen -d -- "$cur")) ;;
     --bind|--ro-bind|--profile) COMPREPLY=($(compgen -f -- "$cur")) ;;
     --env) COMPREPLY=($(compgen -e -- "$cur")) ;;
     --limit) COMPREPLY=($(compgen -W "memory= pids= cpu= nofile= core= fsize= tmpfs=" -- "${cur##*,}"))

@@ -74,7 +74,7 @@ set -g __ringfence_bwrap_table \
 
 # `ringfence run`'s options that take a value.
 set -g __ringfence_run_valued preset agent project network edits shell web-search fs-jail bind \
-  ro-bind unmask mask mask-scan-limit env timeout limit agent-state profile seccomp require level \
+  ro-bind unmask mask mask-scan-limit env timeout limit agent-state cache profile seccomp require level \
   allow-net deny-net allow-host allow-hosts toolchains
 
 function __ringfence_bwrap_arity --argument-names word
@@ -210,7 +210,7 @@ complete -c ringfence -n '__ringfence_in_command ringfence-bwrap' -x -a '(__ring
 
 # ringfence run ...
 set -l r __ringfence_run_options_allowed
-complete -c ringfence -n $r -l preset -x -a 'trusted balanced hardened read-only' -d 'The preset'
+complete -c ringfence -n $r -l preset -x -a 'trusted balanced hardened read-only ci' -d 'The preset'
 complete -c ringfence -n $r -l agent -x -a 'claude codex gemini cursor cline generic auto' -d 'Agent profile'
 complete -c ringfence -n $r -l project -x -a '(__fish_complete_directories)' -d 'The writable project folder'
 complete -c ringfence -n $r -l workspace -d 'Also show the project at /workspace'
@@ -232,6 +232,7 @@ complete -c ringfence -n $r -l limit -x -a 'memory= pids= cpu= nofile= core= fsi
 complete -c ringfence -n $r -l limit-best-effort -d 'Run although a limit cannot be enforced'
 complete -c ringfence -n $r -l keep-home -d 'Keep the throwaway HOME'
 complete -c ringfence -n $r -l agent-state -x -a 'default project throwaway host (__fish_complete_directories)' -d 'Where the agent state is kept'
+complete -c ringfence -n $r -l cache -x -a '(__fish_complete_directories)' -d 'Keep package caches in DIR across runs'
 complete -c ringfence -n $r -l allow-broad-project -d 'Allow the home or a system directory as the project'
 complete -c ringfence -n $r -l profile -r -F -d 'The profile file (TOML)'
 complete -c ringfence -n $r -l no-profile -d 'Ignore the per-user profile file'

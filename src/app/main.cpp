@@ -14,6 +14,7 @@
 #include "ringfence/cli/host_snapshot.hpp"
 #include "ringfence/cli/native.hpp"
 #include "ringfence/cli/native_run.hpp"
+#include "ringfence/cli/run_cache.hpp"
 #include "ringfence/cli/run_review.hpp"
 #include "ringfence/engine/launch.hpp"
 #include "ringfence/presets/presets.hpp"
@@ -103,6 +104,16 @@ int run_native_run(const rf::cli::RunOptions& opts) {
     host.cgroup.push_back({c.name, c.usable, c.detail});
   // What planning reads of this process and host, read once here.
   rf::cli::HostSnapshot snapshot = rf::cli::gather_host_snapshot();
+  // --cache: the directory exists before planning binds it (a dry run makes nothing).
+  if (opts.cache && !opts.dry_run) {
+    auto dir = rf::cli::cache_path(*opts.cache, snapshot.cwd);
+    rf::base::Status made =
+        dir ? rf::cli::prepare_cache_dir(*dir) : rf::base::Status(rf::base::unexpected(dir.error()));
+    if (!made) {
+      log::error(made.error().describe_with_cause());
+      return made.error().is_usage() ? rf::cli::kExitUsage : rf::cli::kExitSetup;
+    }
+  }
   auto plan = rf::cli::plan_run(opts, host, snapshot);
   if (plan) {
     if (auto s = rf::cli::compile_plan_seccomp(*plan); !s) plan = s.error();

@@ -168,6 +168,9 @@ void add_run(CLI::App& app, NativeCommand& out) {
   run->add_flag("--limit-best-effort", r.limit_best_effort,
                 "Run even when a --limit (or the profile's [limits]) cannot be enforced here");
   run->add_flag("--keep-home", r.keep_home, "Keep the throwaway HOME and print where it is");
+  opt(run, "--cache", r.cache,
+      "Keep package caches (npm, pip, cargo, go, maven, gradle, ccache) in DIR across runs, read-write")
+      ->type_name("DIR");
   opt(run, "--agent-state", r.agent_state,
       "Where the agent's config and state are kept: default (one per agent), project, throwaway, host, or "
       "DIR")

@@ -19,6 +19,7 @@
 #include "ringfence/base/paths.hpp"
 #include "ringfence/base/sys.hpp"
 #include "ringfence/cli/profile_file.hpp"
+#include "ringfence/cli/run_cache.hpp"
 #include "ringfence/net/hosts.hpp"
 #include "ringfence/policy/merge.hpp"
 #include "ringfence/policy/policy.hpp"
@@ -390,10 +391,11 @@ Status add_host_sets(RunPlan& plan, const std::vector<std::string>& sets, const 
 }
 
 // The allowlist's rules in order: --allow-host, --allow-hosts, the agent's, the profile file's.
-Status collect_allowlist(RunPlan& plan, const RunOptions& opts, const std::optional<Profile>& profile,
-                         const presets::AgentProfile& agent) {
+Status collect_allowlist(RunPlan& plan, const RunOptions& opts, const presets::Preset& preset,
+                         const std::optional<Profile>& profile, const presets::AgentProfile& agent) {
   RF_TRY(add_hosts(plan, opts.allow_hosts, "--allow-host", "--allow-host"));
   RF_TRY(add_host_sets(plan, opts.allow_host_sets, "", "--allow-hosts"));
+  RF_TRY(add_host_sets(plan, preset.host_sets, "preset " + preset.id + ", ", "--preset " + preset.id));
   RF_TRY(add_hosts(plan, agent.hosts, "agent " + agent.name, "agent " + agent.name));
   if (profile) {
     RF_TRY(add_hosts(plan, profile->allow_hosts, "profile file", profile->origin + ": allow_hosts"));
@@ -436,7 +438,11 @@ Result<RunPlan> plan_run(const RunOptions& given, const HostFacts& host, const H
   if (cli_allowlist && network_off_given)
     return Error::usage(allowlist_by +
                         " needs the network, and --network off turns it off (drop one of them)");
-  plan.allowlisted = cli_allowlist || (profile_allowlist && !network_off_given);
+  // A preset's allowlist (ci: the package registries) as the profile file's: --network off and
+  // --allow-unfiltered-network turn it off.
+  const bool preset_allowlist =
+      !preset.host_sets.empty() && !network_off_given && !opts.allow_unfiltered_network;
+  plan.allowlisted = cli_allowlist || (profile_allowlist && !network_off_given) || preset_allowlist;
   if (profile_allowlist && network_off_given)
     plan.notes.push_back("the profile file's allow_hosts and allow_host_sets: not used (--network off)");
   if (plan.allowlisted && opts.allow_unfiltered_network)
@@ -453,6 +459,8 @@ Result<RunPlan> plan_run(const RunOptions& given, const HostFacts& host, const H
     auto lvl = presets::level_by_name(*opts.require);
     if (!lvl) return Error::usage("--require: " + lvl.error().message());
     plan.required = *lvl;
+  } else if (preset.require) {
+    plan.required = *preset.require;  // the ci preset: never less than the kernel jail
   }
   if (opts.seccomp) plan.settings.seccomp = *opts.seccomp;
   // No agent named: the one the command is (auto), else generic.
@@ -466,7 +474,7 @@ Result<RunPlan> plan_run(const RunOptions& given, const HostFacts& host, const H
       if (known.name == a->name) agent = &known;
   }
   plan.agent = agent->name;
-  if (plan.allowlisted) RF_TRY(collect_allowlist(plan, opts, profile, *agent));
+  if (plan.allowlisted) RF_TRY(collect_allowlist(plan, opts, preset, profile, *agent));
   for (const auto& e : opts.env)
     if (auto c = presets::check_env_arg(e); !c) return Error::usage("--env: " + c.error().message());
   auto project = real_dir(opts.project.value_or("."), "project", snap.cwd);
@@ -528,7 +536,9 @@ Result<RunPlan> plan_run(const RunOptions& given, const HostFacts& host, const H
                               given.agent_state ? "--agent-state" : "the profile file's agent_state", *agent,
                               plan.project, snap));
   plan.agent_state = std::move(state);
-  RF_TRY(plan_host_paths(plan, opts, *agent, host, snap));
+  RunOptions with_cache = opts;  // --cache: bound like a --bind
+  RF_TRY(add_cache_binds(plan, opts, with_cache.binds, snap.cwd));
+  RF_TRY(plan_host_paths(plan, with_cache, *agent, host, snap));
   RF_TRY(add_gitconfig(plan, snap));
 
   const std::vector<std::string>& host_env = snap.environment;
@@ -553,6 +563,7 @@ Result<RunPlan> plan_run(const RunOptions& given, const HostFacts& host, const H
   // the nameserver's own address, which the launcher's resolver cannot send from; over TCP
   // (use-vc) it does not look. Added to the options the command would have had.
   if (s.supervision.connect.shared_network) add_resolver_option(s, "use-vc");
+  add_cache_variables(plan, opts.env);
   // What the command (and a prompt) can tell it runs in: set last, so no --env replaces them.
   s.env_ops.push_back({spec::EnvOp::Kind::Set, "RINGFENCE", "1"});
   s.env_ops.push_back(

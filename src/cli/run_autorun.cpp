@@ -10,12 +10,14 @@
 #include <unistd.h>
 
 #include <cerrno>
+#include <climits>
 #include <cstdio>
 #include <cstring>
 #include <map>
 
 #include "ringfence/base/unique_fd.hpp"
 #include "ringfence/presets/autorun.hpp"
+#include "ringfence/review/changes.hpp"
 #include "run_fs.hpp"
 
 namespace rf::cli {
@@ -28,7 +30,12 @@ using Entries = std::vector<RunPlan::Autorun>;
 
 RunPlan::Autorun entry(const std::string& rel, const struct stat& st) {
   return {rel, static_cast<std::int64_t>(st.st_mtim.tv_sec) * 1000000000 + st.st_mtim.tv_nsec,
-          static_cast<std::int64_t>(st.st_size), S_ISDIR(st.st_mode)};
+          static_cast<std::int64_t>(st.st_size), S_ISDIR(st.st_mode), static_cast<unsigned>(st.st_mode)};
+}
+
+// Entries risky by their type alone (review's classes): a link, a FIFO, a socket, a device.
+bool special_type(unsigned char d_type) {
+  return d_type == DT_LNK || d_type == DT_FIFO || d_type == DT_SOCK || d_type == DT_CHR || d_type == DT_BLK;
 }
 
 void walk(int dir_fd, const std::string& rel, int depth, int& budget, Entries& out) {
@@ -51,7 +58,7 @@ void walk(int dir_fd, const std::string& rel, int depth, int& budget, Entries& o
       is_dir = S_ISDIR(st.st_mode);
     }
     std::string r = rel.empty() ? name : rel + "/" + name;
-    if (!presets::autorun_reason(r, is_dir).empty() &&
+    if ((special_type(e->d_type) || !presets::autorun_reason(r, is_dir).empty()) &&
         ::fstatat(dir_fd, e->d_name, &st, AT_SYMLINK_NOFOLLOW) == 0)
       out.push_back(entry(r, st));
     // A git directory is not walked (git's own files), except the top one's pointers below.
@@ -157,6 +164,24 @@ void refuse_outside_commondirs(const RunPlan& plan, std::vector<std::string>& li
 
 }  // namespace
 
+namespace {
+
+// Why an entry is risky by its type (review::risky_reason: a link out of the project, a FIFO, a
+// socket, a device node), or "".
+std::string type_reason(const std::string& project, const RunPlan::Autorun& e) {
+  std::string target;
+  if (S_ISLNK(e.mode)) {
+    base::UniqueFd top(::open(project.c_str(), O_PATH | O_DIRECTORY | O_CLOEXEC));
+    char buf[PATH_MAX];
+    const ssize_t n = top.valid() ? ::readlinkat(top.get(), e.rel.c_str(), buf, sizeof buf - 1) : -1;
+    if (n < 0) return {};
+    target.assign(buf, static_cast<std::size_t>(n));
+  }
+  return review::risky_reason(e.rel, static_cast<mode_t>(e.mode), target, project);
+}
+
+}  // namespace
+
 std::vector<std::string> autorun_warnings(const RunPlan& plan) {
   std::vector<std::string> lines = refuse_new_commondir(plan);
   refuse_outside_commondirs(plan, lines);
@@ -176,6 +201,8 @@ std::vector<std::string> autorun_warnings(const RunPlan& plan) {
     std::string reason = e.rel == ".git" ? "a git repository where there was none: git run here takes its "
                                            "config and hooks"
                                          : presets::autorun_reason(e.rel, e.dir);
+    if (reason.empty()) reason = type_reason(plan.project, e);
+    if (reason.empty()) continue;  // a link that stays in the project
     lines.push_back(plan.project + "/" + e.rel + (made ? " was made" : " was changed") + " in the sandbox (" +
                     reason + "): look at it before running git or an editor there");
   }

@@ -68,6 +68,21 @@ std::vector<Preset> make_presets() {
   read_only.summary = "hardened, and the project is read-only (review, analysis)";
   read_only.project_writable = false;
   out.push_back(read_only);
+
+  // Untrusted build and test steps (CI): the project writable, the package registries and
+  // nothing else on the network, limits, and never unconfined: a host that cannot give the
+  // kernel jail fails the step instead of running it with less.
+  Preset ci;
+  ci.name = PresetName::Ci;
+  ci.id = "ci";
+  ci.summary = "untrusted build and test steps: kernel jail required, network to package registries only";
+  ci.seccomp = "default";
+  ci.web_search = false;
+  ci.limits.core = 0;
+  ci.limits.pids = kBalancedPids;
+  ci.host_sets = {"npm", "pypi", "crates", "go", "debian", "github"};
+  ci.require = Level::Kernel;
+  out.push_back(ci);
   return out;
 }
 
@@ -123,7 +138,15 @@ base::Result<Preset> preset_by_name(std::string_view name) {
 std::string describe(const Preset& p) {
   std::string out = "preset: " + p.id + (p.name == default_preset().name ? " (default)" : "") + "\n";
   out += "summary: " + p.summary + "\n";
-  return out + settings_lines(resolve(p, Toggles{}));
+  std::string text = settings_lines(resolve(p, Toggles{}));
+  if (!p.host_sets.empty()) {
+    std::string sets;
+    for (const auto& h : p.host_sets) sets += (sets.empty() ? "" : ", ") + h;
+    text += "allowlist: the host sets " + sets + " (--allow-host and --allow-hosts add more)\n";
+  }
+  if (p.require)
+    text += "requires: the " + std::string(level_name(*p.require)) + " level (exit 123 below it)\n";
+  return out + text;
 }
 
 Toggles merge(const Toggles& lower, const Toggles& higher) {

@@ -896,6 +896,39 @@ def denial_hints_and_why(ctx):
     check("2x refused connect to 127.0.0.1:9" in why2.stdout, f"the quiet run is in the log all the same: {why2.stdout!r}")
 
 
+@suite.case()
+def ci_preset_and_cache(ctx):
+    """--preset ci: the package registries as the allowlist, secrets dropped unless named, the
+    kernel level required (123 below it); --cache DIR: the caches made safely and kept across
+    runs, each tool pointed there."""
+    e = Env(ctx)
+    e.env["XDG_RUNTIME_DIR"] = e.runtime
+    r = e.run(["--preset", "ci", "--dry-run", "--", "true"])
+    check_eq(r.returncode, 0, f"ci dry run: {r.stderr!r}")
+    for want in ("allow host registry.npmjs.org (preset ci, set npm)", "allow host pypi.org",
+                 "allow host github.com"):
+        check(want in r.stdout, f"the ci allowlist shows {want!r}: {r.stdout[:2500]!r}")
+    cache = os.path.join(e.base, "ci-cache")
+    script = ('echo "npm=$NPM_CONFIG_CACHE pip=$PIP_CACHE_DIR gh=${GITHUB_TOKEN:-none}"; '
+              'echo kept > "$NPM_CONFIG_CACHE/marker"; ls "$HOME/.cargo/registry" >/dev/null && echo cargo-ok')
+    r = e.run(["--preset", "ci", "--cache", cache, "--", "sh", "-c", script])
+    check_eq(r.returncode, 0, f"a ci run with a cache: {r.stderr!r}")
+    check(f"npm={cache}/npm pip={cache}/pip gh=none" in r.stdout, f"the tools point at the cache: {r.stdout!r}")
+    check("cargo-ok" in r.stdout, f"cargo's registry is bound: {r.stdout!r}")
+    with open(os.path.join(cache, "npm", "marker")) as f:
+        check_eq(f.read(), "kept\n", "what a run writes in the cache stays for the next")
+    check_eq(os.stat(cache).st_mode & 0o777, 0o700, "the cache directory is made 0700")
+    r = e.run(["--preset", "ci", "--cache", cache, "--env", "GITHUB_TOKEN", "--", "sh", "-c",
+               'cat "$NPM_CONFIG_CACHE/marker"; echo "gh=$GITHUB_TOKEN"'])
+    check_eq((r.returncode, r.stdout), (0, "kept\ngh=CANARY-GH\n"), f"the next run, a secret named: {r.stderr!r}")
+    os.chmod(cache, 0o777)
+    r = e.run(["--preset", "ci", "--cache", cache, "--", "true"])
+    check_eq(r.returncode, EXIT_SETUP, f"a cache others can write is refused: {r.stderr!r}")
+    check("writable by others" in r.stderr, f"and said: {r.stderr!r}")
+    r = e.run(["--preset", "ci", "--level", "landlock", "--", "true"])
+    check_eq(r.returncode, EXIT_BELOW_LEVEL, f"ci below the kernel level: {r.stderr!r}")
+
+
 def no_survivor(marker):
     out = subprocess.run(["pgrep", "-f", marker], capture_output=True, text=True).stdout.split()
     return out

@@ -469,6 +469,9 @@ echo '{}' > .vscode/tasks.json
 echo 'on: push' > .github/workflows/ci.yml
 echo ../elsewhere > .git/commondir
 echo plain > notes.txt
+ln -s /etc/shadow docs-link
+ln -s notes.txt inside-link
+mkfifo stuck-fifo
 '''
 
 
@@ -497,7 +500,11 @@ def autorun_files_named_after_the_run(ctx):
                      (".vscode/tasks.json", "made"), (".github/workflows/ci.yml", "made"),
                      (".git/commondir", "made")):
         check(f"{w.proj}/{rel} was {how} in the sandbox" in err, f"{rel} ({how}) not named: {err}")
-    for rel in (".envrc", ".pre-commit-config.yaml", "notes.txt"):
+    # risky by their type: a link out of the project (a host tool following it reads or writes
+    # outside), a FIFO (a host tool opening it hangs); a link that stays inside is not named
+    for rel, why in (("docs-link", "symbolic link out of the project"), ("stuck-fifo", "FIFO")):
+        check(f"{w.proj}/{rel} was made in the sandbox ({why}" in err, f"{rel} not named: {err}")
+    for rel in (".envrc", ".pre-commit-config.yaml", "notes.txt", "inside-link"):
         check(f"{w.proj}/{rel} was" not in err, f"{rel} named though it is not new: {err}")
 
 

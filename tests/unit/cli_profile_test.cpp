@@ -211,7 +211,7 @@ TEST_CASE("profile: wrong types") {
 
 TEST_CASE("profile: bad values") {
   CHECK(error_of("preset = \"paranoid\"\n") ==
-        "p.toml:1:10: unknown preset \"paranoid\" (valid: trusted, balanced, hardened, read-only)");
+        "p.toml:1:10: unknown preset \"paranoid\" (valid: trusted, balanced, hardened, read-only, ci)");
   CHECK(error_of("agent = \"copilot\"\n") ==
         "p.toml:1:9: unknown agent \"copilot\" (valid: auto, claude, codex, gemini, cursor, cline, generic)");
   CHECK(error_of("require = \"full\"\n") ==

@@ -62,8 +62,24 @@ TEST_CASE("the preset table follows agent-sandbox.md") {
   CHECK(ro.seccomp == "strict");
   CHECK(ro.fs_jail == Level::Kernel);
 
+  const Preset& ci = preset(PresetName::Ci);
+  CHECK(ci.id == "ci");
+  CHECK(ci.project_writable);
+  CHECK(ci.network);
+  CHECK(ci.host_sets == std::vector<std::string>{"npm", "pypi", "crates", "go", "debian", "github"});
+  REQUIRE(ci.require);
+  CHECK(*ci.require == Level::Kernel);
+  CHECK(ci.fs_jail == Level::Kernel);
+  CHECK_FALSE(ci.web_search);
+  CHECK(ci.limits.pids);
+  for (const auto& other :
+       {PresetName::Trusted, PresetName::Balanced, PresetName::Hardened, PresetName::ReadOnly}) {
+    CHECK(preset(other).host_sets.empty());
+    CHECK_FALSE(preset(other).require);
+  }
+
   CHECK(default_preset().name == PresetName::Balanced);
-  REQUIRE(all_presets().size() == 4);
+  REQUIRE(all_presets().size() == 5);
   for (size_t i = 0; i < all_presets().size(); ++i) {
     CHECK(static_cast<size_t>(all_presets()[i].name) == i);
     CHECK(all_presets()[i].shell);
@@ -77,7 +93,7 @@ TEST_CASE("preset_by_name takes the ids and lists them on error") {
     auto r = preset_by_name(bad);
     REQUIRE_FALSE(r);
     CHECK(r.error().message() ==
-          "unknown preset \"" + std::string(bad) + "\" (valid: trusted, balanced, hardened, read-only)");
+          "unknown preset \"" + std::string(bad) + "\" (valid: trusted, balanced, hardened, read-only, ci)");
   }
 }
 

@@ -68,6 +68,7 @@ struct RunOptions {
   bool quiet = false;   // --quiet: no info lines, no denial hints
   // default | project | throwaway | host | DIR: where the agent's state is kept (agent_state.hpp).
   std::optional<std::string> agent_state;
+  std::optional<std::string> cache;  // --cache DIR: persistent package caches (run_cache.cpp)
   std::optional<std::string> profile;
   bool no_profile = false;
   bool dry_run = false;

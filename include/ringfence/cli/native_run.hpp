@@ -89,8 +89,10 @@ struct RunPlan {
     std::int64_t mtime_ns = 0;
     std::int64_t size = 0;
     bool dir = false;
+    unsigned mode = 0;  // st_mode: links, FIFOs, sockets and devices are risky by their type
   };
   std::vector<Autorun> autorun_before;
+  std::string cache_dir;  // --cache, absolute
   bool autorun_scanned = false;
   std::vector<std::string> dropped_env;  // names only
   std::vector<std::string> masked;       // paths hidden in the project and on system paths

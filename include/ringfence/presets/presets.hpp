@@ -26,7 +26,7 @@ std::string_view level_name(Level level);  // "soft", "landlock", "kernel"
 // The error lists the valid names.
 base::Result<Level> level_by_name(std::string_view name);
 
-enum class PresetName { Trusted, Balanced, Hardened, ReadOnly };
+enum class PresetName { Trusted, Balanced, Hardened, ReadOnly, Ci };
 
 struct Preset {
   PresetName name = PresetName::Balanced;
@@ -41,9 +41,13 @@ struct Preset {
   bool new_session = false;
   bool ptrace = true;  // ptrace between sandboxed processes (debuggers, strace)
   Limits limits;
+  // The network as an egress allowlist of these host sets (host_sets.hpp); empty: not.
+  std::vector<std::string> host_sets;
+  // The lowest level a run of this preset may start at (as --require); none: any.
+  std::optional<Level> require;
 };
 
-// The presets in table order (trusted, balanced, hardened, read-only).
+// The presets in table order (trusted, balanced, hardened, read-only, ci).
 const std::vector<Preset>& all_presets();
 const Preset& preset(PresetName name);
 // balanced.
