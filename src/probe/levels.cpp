@@ -17,12 +17,13 @@ constexpr std::array kKernelChecks = {"userns",  "idmap",      "mountns",      "
 struct PresetAim {
   const char* name;
   Level aim;
-  bool network_off;
+  bool network_off;  // or allowlisted: either needs a network namespace of the sandbox's own
 };
-constexpr std::array<PresetAim, 4> kPresets = {{{"trusted", Level::Soft, false},
+constexpr std::array<PresetAim, 5> kPresets = {{{"trusted", Level::Soft, false},
                                                 {"balanced", Level::Kernel, false},
                                                 {"hardened", Level::Kernel, true},
-                                                {"read-only", Level::Kernel, true}}};
+                                                {"read-only", Level::Kernel, true},
+                                                {"ci", Level::Kernel, true}}};
 
 bool is(const Report& r, const char* id, bool partial_ok = false) {
   const Check* c = find_check(r, id);

@@ -22,8 +22,10 @@ TEST_CASE("the probe's preset aims and network needs follow presets::all_presets
     const auto& got = r.presets[i];
     CHECK(got.preset == want.id);
     CHECK(rf::probe::level_name(got.aim) == rf::presets::level_name(want.fs_jail));
-    // Without a network namespace only the network-off presets lose the kernel level.
+    // Without a network namespace the presets that need one (network off, or an egress
+    // allowlist) lose the kernel level.
     const bool lost = got.reached != got.aim;
-    CHECK_MESSAGE(lost == (!want.network && want.fs_jail == rf::presets::Level::Kernel), want.id);
+    const bool own_netns = !want.network || !want.host_sets.empty();
+    CHECK_MESSAGE(lost == (own_netns && want.fs_jail == rf::presets::Level::Kernel), want.id);
   }
 }
