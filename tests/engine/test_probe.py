@@ -79,7 +79,7 @@ def expect_kernel(who, rep):
           checks["landlock"]["detail"])
     check(f"{who}: landlock ABI", rep["landlock_abi"] >= 1, rep["landlock_abi"])
     check(f"{who}: presets", reached(rep) == {"trusted": "soft", "balanced": "kernel", "hardened": "kernel",
-                                              "read-only": "kernel"}, reached(rep))
+                                              "read-only": "kernel", "ci": "kernel"}, reached(rep))
     check(f"{who}: --no-cache reads no cache", rep["cache"]["status"] == "off", rep["cache"])
 
 
