@@ -9,7 +9,6 @@
 #include <string>
 
 #include "cli_run_test_util.hpp"
-#include "ringfence/base/remove_tree.hpp"
 #include "ringfence/cli/host_snapshot.hpp"
 #include "ringfence/cli/native_run.hpp"
 #include "ringfence/cli/run_cache.hpp"
@@ -20,28 +19,8 @@ using rf::presets::Level;
 
 namespace {
 
-struct Tree {
-  std::string base, proj, home, run;
-  Tree() {
-    char tmpl[] = "/tmp/rf-unit-ci-XXXXXX";
-    REQUIRE(::mkdtemp(tmpl) != nullptr);
-    base = tmpl;
-    proj = base + "/proj";
-    home = base + "/home";
-    run = base + "/run";
-    for (const auto& d : {proj, home, run}) ::mkdir(d.c_str(), 0700);
-  }
-  ~Tree() { (void)rf::base::remove_tree(base); }
-  HostSnapshot snapshot() const {
-    HostSnapshot s;
-    s.environment = {"HOME=" + home, "PATH=/usr/bin", "XDG_RUNTIME_DIR=" + run, "MAVEN_OPTS=-Xmx1g",
-                     "GITHUB_TOKEN=secret"};
-    s.cwd = proj;
-    s.uid = s.euid = ::getuid();
-    s.gid = ::getgid();
-    s.nameservers = {"192.0.2.53"};
-    return s;
-  }
+struct Tree : rf::test::RunTree {
+  Tree() : RunTree("rf-unit-ci") { extra_env = {"MAVEN_OPTS=-Xmx1g", "GITHUB_TOKEN=secret"}; }
   RunOptions options() const {
     RunOptions o = rf::test::plain_run(proj);
     o.network.reset();
