@@ -5,7 +5,7 @@
 # GitHub annotations (`ringfence violations --format github`), writes `exit-code` and
 # `violations` to $GITHUB_OUTPUT, and exits with the step's code. ringfence's own failures
 # (123: refused, the host cannot confine the step; 124: the timeout; 125: the sandbox could not
-# be set up) also get an ::error:: line saying why.
+# be set up; 2 before the sandbox started: a bad input) also get an ::error:: line saying why.
 #
 # Every input arrives as an environment variable and is passed on as whole arguments: nothing of
 # an input is ever parsed as shell code here (see action.yml on script injection).
@@ -111,6 +111,10 @@ case "$code" in
     say_error "ringfence could not set up the sandbox$(mention). Run 'ringfence doctor' on the runner for what this host can enforce; see docs/ci.md."
     ;;
 esac
+# Exit 2 is a usage error of ringfence's only when the sandbox never started: no level line.
+if [[ "$code" == 2 && -n "$reason" ]] && ! grep -aq '^ringfence: level ' "$errlog"; then
+  say_error "ringfence refused its command line (ringfence: $reason): check the inputs preset, allow-hosts, allow-host and env."
+fi
 if [[ "$code" == 123 || "$code" == 124 || "$code" == 125 ]]; then
   echo "::group::ringfence doctor"
   "$rf" doctor || true

@@ -243,6 +243,16 @@ for code, stderr, words in (
     check(stderr in p.stderr, "exit %d: ringfence's stderr still reaches the log" % code)
     check(outputs.get("exit-code") == str(code), "exit %d: the exit-code output" % code)
 
+# A usage error of ringfence's (exit 2, no level line: nothing started) is said; a command's 2 is not.
+p, calls, outputs = run_step({"INPUT_RUN": "true", "INPUT_ALLOW_HOSTS": "pipy"}, fake_exit=2,
+                             stderr='ringfence: unknown host set "pipy" (did you mean pypi?)\n')
+errors = [l for l in p.stdout.splitlines() if l.startswith("::error")]
+check(p.returncode == 2 and len(errors) == 1 and 'unknown host set "pipy"' in errors[0],
+      "a usage error of ringfence's gets one ::error:: line: %r" % errors)
+p, calls, outputs = run_step({"INPUT_RUN": "make"}, fake_exit=2,
+                             stderr="ringfence: level kernel, preset ci\nmake: *** [all] Error 1\n")
+check(p.returncode == 2 and "::error" not in p.stdout, "a command's own exit 2 gets no ::error:: line")
+
 # Shell metacharacters in inputs: one argument each, nothing run.
 marker = os.path.join(tmp, "pwned")
 evil = '"; touch %s #' % marker
