@@ -20,7 +20,7 @@ import sys
 import tempfile
 
 src = os.path.abspath(sys.argv[1])
-real = sys.argv[2] if len(sys.argv) > 2 else ""
+real = os.path.abspath(sys.argv[2]) if len(sys.argv) > 2 and sys.argv[2] else ""  # meson gives it relative
 ci = os.path.join(src, "packaging", "ci")
 failures = []
 checks = 0
