@@ -20,7 +20,14 @@
 #   RINGFENCE                the binary; default: ringfence on PATH
 set -uo pipefail
 
-say_error() { printf '::error title=ringfence::%s\n' "$*"; }
+# An ::error:: line, escaped as the runner wants: an input's newline cannot start a command line.
+say_error() {
+  local m="$*"
+  m=${m//'%'/%25}
+  m=${m//$'\r'/%0D}
+  m=${m//$'\n'/%0A}
+  printf '::error title=ringfence::%s\n' "$m"
+}
 output() { if [[ -n "${GITHUB_OUTPUT:-}" ]]; then printf '%s\n' "$1" >>"$GITHUB_OUTPUT"; fi; }
 # Lines of a newline list, trimmed, empty ones left out.
 lines_of() {

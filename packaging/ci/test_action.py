@@ -270,6 +270,9 @@ p, calls, outputs = run_step({"INPUT_RUN": "true", "INPUT_ENV": 'X"; touch %s #'
 check(p.returncode == 2 and "::error" in p.stdout and run_argv(calls) is None,
       "an env entry that is not a name is refused, nothing run")
 check(not os.path.exists(marker), "an env entry with shell metacharacters ran nothing")
+p, calls, outputs = run_step({"INPUT_RUN": "true", "INPUT_WORKING_DIRECTORY": "nowhere\n::warning::injected 100%"})
+check(p.returncode == 2 and "::error title=ringfence::working-directory: cannot enter 'nowhere%0A::warning::injected 100%25'"
+      in p.stdout and "\n::warning::injected" not in p.stdout, "an ::error:: line is escaped: " + p.stdout)
 p, calls, outputs = run_step({"INPUT_RUN": "true", "INPUT_SHELL": "bash -x {0}"})
 check(p.returncode == 2 and "::error" in p.stdout and run_argv(calls) is None, "a shell with arguments is refused")
 p, calls, outputs = run_step({"INPUT_RUN": ""})
