@@ -68,7 +68,8 @@ esac
 
 args=(run --preset "$preset")
 if [[ -n "${INPUT_CACHE:-}" ]]; then
-  mkdir -p -- "$INPUT_CACHE" || fail_early "cache: cannot make $INPUT_CACHE"
+  # 0700, as ringfence makes it: it refuses a cache directory others can write.
+  (umask 077 && mkdir -p -- "$INPUT_CACHE") || fail_early "cache: cannot make $INPUT_CACHE"
   cache=$(cd -- "$INPUT_CACHE" && pwd) || fail_early "cache: cannot enter $INPUT_CACHE"
   args+=(--cache "$cache")  # absolute: the command runs in the working directory
 fi
@@ -112,7 +113,7 @@ case "$code" in
     say_error "ringfence refused to run the step$(mention): this runner cannot confine it as preset '$preset' requires (e.g. no unprivileged user namespaces, or a limit that cannot be enforced). Run 'ringfence doctor' on the runner for the cause and the fix; see docs/ci.md."
     ;;
   124)
-    say_error "ringfence stopped the step with exit 124$(mention): the sandbox's timeout expired and it was killed, or the runner cannot confine it as preset '$preset' requires. Run 'ringfence doctor' on the runner; see docs/ci.md."
+    say_error "ringfence stopped the step with exit 124$(mention): the sandbox's timeout expired and it was killed."
     ;;
   125)
     say_error "ringfence could not set up the sandbox$(mention). Run 'ringfence doctor' on the runner for what this host can enforce; see docs/ci.md."
@@ -122,7 +123,7 @@ esac
 if [[ "$code" == 2 && -n "$reason" ]] && ! grep -aq '^ringfence: level ' "$errlog"; then
   say_error "ringfence refused its command line (ringfence: $reason): check the inputs preset, allow-hosts, allow-host and env."
 fi
-if [[ "$code" == 123 || "$code" == 124 || "$code" == 125 ]]; then
+if [[ "$code" == 123 || "$code" == 125 ]]; then
   echo "::group::ringfence doctor"
   "$rf" doctor || true
   echo "::endgroup::"
