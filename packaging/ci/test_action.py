@@ -312,7 +312,8 @@ if skipped:
     print("SKIP the real-binary case: " + skipped)
 else:
     p, calls, outputs = run_step(
-        {"INPUT_RUN": 'test -z "${RF_TEST_SECRET:-}"; test "$RF_TEST_KEPT" = yes; echo inside > made-inside',
+        {"INPUT_RUN": 'test -z "${RF_TEST_SECRET:-}"; test "$RF_TEST_KEPT" = yes; echo inside > made-inside; '
+                      'python3 -c "import socket; socket.getaddrinfo(\'not-allowed.example.com\', 443)" || true',
          "INPUT_ENV": "RF_TEST_KEPT", "INPUT_CACHE": os.path.join(tmp, "real-cache")},
         use_fake=False, extra_env={"RINGFENCE": real, "RF_TEST_SECRET": "s3cret", "RF_TEST_KEPT": "yes"})
     if p.returncode in (123, 124, 125):
@@ -323,7 +324,10 @@ else:
         check(p.returncode == 0, "real: the step ran confined, the secret dropped, the named variable kept "
               "(exit %d: %s)" % (p.returncode, p.stdout + p.stderr))
         check(os.path.exists(os.path.join(project, "made-inside")), "real: the project is writable")
-        check(outputs.get("exit-code") == "0" and "violations" in outputs, "real: outputs %r" % outputs)
+        check(outputs.get("exit-code") == "0", "real: outputs %r" % outputs)
+        check(int(outputs.get("violations", "0")) >= 1 and "::warning title=ringfence::" in p.stdout
+              and "not-allowed.example.com" in p.stdout, "real: the refused lookup is an annotation: " + p.stdout)
+        print("real binary: the step ran confined (%s refusals annotated)" % outputs.get("violations"))
 
 subprocess.run(["rm", "-rf", tmp])
 print("%d checks, %d failed" % (checks, len(failures)))
