@@ -58,7 +58,7 @@ else
   echo "# the man pages were not built (no scdoc, or -Dman_pages=disabled): not expected"
 fi
 for d in README.md architecture.md compat-bwrap.md doctor.md error-handling.md network-policy.md \
-  profile-file.md run.md seccomp-policy.md security-tests.md verify.md; do
+  profile-file.md run.md seccomp-policy.md security-tests.md verify.md review.md ci.md; do
   expected+=("$datadir/doc/ringfence/$d")
 done
 
