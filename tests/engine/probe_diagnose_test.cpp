@@ -367,7 +367,8 @@ TEST_CASE("the table shows every check, its cause and fix, the level and the pre
   CHECK(has(t, "    fix:   install ringfence's AppArmor profile"));
   CHECK(has(t, "\n             sudo apparmor_parser -r /etc/apparmor.d/ringfence\n"));
   CHECK(has(t, "\nlevel: landlock (uid/gid maps: "));
-  CHECK(has(t, "\npresets: trusted soft, balanced landlock, hardened landlock, read-only landlock, ci landlock\n"));
+  CHECK(has(
+      t, "\npresets: trusted soft, balanced landlock, hardened landlock, read-only landlock, ci landlock\n"));
   CHECK(has(t, "\ncache: off\n"));
 }
 
