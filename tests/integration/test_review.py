@@ -290,6 +290,9 @@ def run_review_end_to_end(ctx):
     rv.files(dict(PROJECT, **{".env": "TOKEN=SECRET-IN-PROJECT\n"}))
     rv.commit_project()
     chown_tree(rv.state, rv.uid)
+    # The conflict check counts a change within 50 ms before the start (the kernel's coarse
+    # file clock) as after it: the commit above must be older than that.
+    time.sleep(0.2)
     before = manifest(rv.project)
     mounts_before = open("/proc/self/mountinfo").read().count("overlay")
     rf = [rv.ctx.h.target, "run", "--no-profile", "--review", "--project", rv.project]
