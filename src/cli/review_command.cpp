@@ -11,6 +11,7 @@
 
 #include <cstdio>
 
+#include "ringfence/base/paths.hpp"
 #include "ringfence/base/strings.hpp"
 #include "ringfence/cli/native.hpp"
 #include "ringfence/review/apply.hpp"
@@ -126,7 +127,15 @@ base::Result<review::ChangeSet> pick(const review::Store& store, const ReviewCom
                                      const std::string& id) {
   if (!id.empty()) return review::open_change_set(store, id);
   RF_TRY_ASSIGN(project, project_realpath(cmd));
-  return review::latest_for_project(store, project);
+  auto found = review::latest_for_project(store, project);
+  // Without --project, run from inside the project: its change set is that of the nearest
+  // directory above that has one (the project itself, where the run was made).
+  for (std::string up = project; !found && !cmd.project && found.error().is_usage() && up != "/";) {
+    up = base::parent(up);
+    if (up.empty()) break;
+    if (auto above = review::latest_for_project(store, up)) return above;
+  }
+  return found;
 }
 
 std::string change_json(const review::Change& c) {

@@ -198,6 +198,8 @@ struct Applier {
         base::Status copied = chown_to(dir, tmp, owner, c.path);
         if (copied) copied = copy_into(fd.get(), c);
         if (copied && ::fchmod(fd.get(), perms) != 0) copied = base::errno_error("chmod " + c.path);
+        // On the disk before the rename: a crash leaves the old file or the new, never an empty one.
+        if (copied && ::fsync(fd.get()) != 0) copied = base::errno_error("fsync " + c.path);
         if (!copied) {
           ::unlinkat(dir, tmp.c_str(), 0);
           return copied;
@@ -224,6 +226,10 @@ struct Applier {
       ::unlinkat(dir, tmp.c_str(), 0);
       return e;
     }
+    // The rename itself on the disk: the directory is held as O_PATH, so a readable descriptor
+    // of that very directory is opened from it (a failure there loses no data).
+    base::UniqueFd sync(::openat(dir, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC));
+    if (sync.valid()) (void)::fsync(sync.get());
     return {};
   }
 

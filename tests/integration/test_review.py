@@ -311,6 +311,9 @@ def run_review_end_to_end(ctx):
     check("risky change" in r.stderr, f"the run names its risky changes: {r.stderr[-1500:]!r}")
     check_eq(open("/proc/self/mountinfo").read().count("overlay"), mounts_before, "no overlay left mounted")
     doc = rv.changes()
+    sub = rv.as_user([rv.ctx.h.target, "changes", "--json"], cwd=os.path.join(rv.project, "notes"))
+    check_eq(sub.returncode, 0, f"changes from a folder inside the project: {sub.stderr}")
+    check_eq(json.loads(sub.stdout)["id"], doc["id"], "from inside the project: the project's change set")
     paths = {c["path"] for c in doc["changes"]}
     check(".env" not in paths, f"the masked .env is in no change set: {sorted(paths)[:20]}")
     risky = risky_paths(doc)
