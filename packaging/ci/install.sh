@@ -8,15 +8,9 @@
 # Inputs come from the environment only (see action.yml).
 set -euo pipefail
 
-# An ::error:: line, escaped as the runner wants: an input's newline cannot start a command line.
-say_error() {
-  local m="$*"
-  m=${m//'%'/%25}
-  m=${m//$'\r'/%0D}
-  m=${m//$'\n'/%0A}
-  printf '::error title=ringfence::%s\n' "$m"
-}
-output() { if [[ -n "${GITHUB_OUTPUT:-}" ]]; then printf '%s\n' "$1" >>"$GITHUB_OUTPUT"; fi; }
+# say_error and output: the runner's error lines and step outputs.
+# shellcheck source=common.sh
+source "$(dirname "$(readlink -f "${BASH_SOURCE[0]}")")/common.sh"
 
 mode=${INPUT_INSTALL:-source}
 case "$mode" in
