@@ -70,6 +70,10 @@ base::Status Launch::prepare() {
   // the child (ctx.sigmask).
   RF_TRY_ASSIGN(sup, Supervision::prepare(spec_, ctx_));
   supervision_ = std::move(sup);
+  // The child forks nothing before sync point 2 (without --pidns): the launcher moves it into
+  // the cgroup meanwhile, so the move's wait overlaps the building of the root.
+  if (level_ == Level::Kernel && masks_sync_.valid() && !spec_.pidns_fd)
+    supervision_->cgroup_from_launcher(ctx_);
   // A caller that ignores SIGCHLD (Erlang) would make waitpid lose the status.
   ::signal(SIGCHLD, SIG_DFL);
   return {};

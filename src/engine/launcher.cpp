@@ -424,6 +424,7 @@ Status Launch::sync_kernel() {
     go_wr_.reset();
     RF_TRY(std::move(s));
   }
+  RF_TRY(supervision_->move_into_cgroup(clone_pid_));
   return sync_masks();
 }
 

@@ -338,6 +338,20 @@ Status SandboxCgroup::finish() {
   return result;
 }
 
+Status SandboxCgroup::move_in(pid_t pid) {
+  const std::string text = std::to_string(pid);
+  Status result;
+  for (std::size_t i = 0; i < procs_fds_.size() && result.has_value(); ++i) {
+    ssize_t n;
+    while ((n = ::write(procs_fds_[i], text.data(), text.size())) < 0 && errno == EINTR) {}
+    if (n != static_cast<ssize_t>(text.size()))
+      result = base::errno_error("cgroup limits: cannot move the sandbox (pid " + text + ") into " +
+                                 (i < groups_.size() ? groups_[i].dir : std::string("its cgroup")));
+  }
+  close_procs_fds();
+  return result;
+}
+
 Status join_cgroups_in_child(const std::vector<int>& procs_fds) {
   for (int fd : procs_fds) {
     if (::write(fd, "0", 1) != 1)

@@ -198,6 +198,22 @@ base::Result<std::unique_ptr<MaskWatch>> MaskWatch::start(const spec::LateMasks&
   return w;
 }
 
+// Closing an inotify instance that held watches waits for the kernel to free them (an SRCU grace
+// period: 5-15 ms measured here, against ~0.1 ms for the rest of the close). Nothing waits on that:
+// a detached thread closes it while the launcher removes the throwaway HOME and reports; the
+// process still ends only once that close returns (every thread ends before the exit status is
+// reported), so nothing outlives the launcher.
+namespace {
+void release_inotify(int fd) {
+  if (fd < 0) return;
+  try {
+    std::thread([fd] { ::close(fd); }).detach();
+  } catch (...) {  // no thread to be had: wait here
+    ::close(fd);
+  }
+}
+}  // namespace
+
 MaskWatch::~MaskWatch() {
   if (stop_.valid()) {
     std::uint64_t one = 1;
@@ -205,6 +221,7 @@ MaskWatch::~MaskWatch() {
   }
   if (thread_.joinable()) thread_.join();
   stop_helper();
+  release_inotify(inotify_.release());
 }
 
 base::Status MaskWatch::cover_before_start() {

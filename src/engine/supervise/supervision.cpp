@@ -61,9 +61,20 @@ void Supervision::in_child() {
   if (connect_) connect_->set_handoff({});
 }
 
+void Supervision::cgroup_from_launcher(ChildContext& ctx) {
+  if (!cgroup_) return;
+  cgroup_by_launcher_ = true;
+  ctx.cgroup_procs_fds.clear();  // the child's step finds nothing to join
+}
+
+base::Status Supervision::move_into_cgroup(pid_t pid) {
+  if (!cgroup_ || !cgroup_by_launcher_) return {};
+  return cgroup_->move_in(pid);
+}
+
 void Supervision::spawned() {
   notify_child_.reset();
-  if (cgroup_) cgroup_->close_procs_fds();
+  if (cgroup_ && !cgroup_by_launcher_) cgroup_->close_procs_fds();
   if (terminal_) {
     if (auto s = terminal_->start(); !s) base::log::warning(s.error().describe());
   }

@@ -9,6 +9,7 @@
 //   in_child       in the child, right after the clone
 //   spawned        in the launcher, right after the clone: the child's ends closed
 //   start_late_masks  kernel jail, while the child waits at sync point 1
+//   move_into_cgroup  kernel jail with sync point 2, once the child is released from point 1
 //   late_masks_before_start  kernel jail, while the child waits at sync point 2 (its root done)
 //   watch          the monitor, until the outcome is known
 //   finish         the outcome completed (out of memory), the cgroup emptied and removed, a
@@ -42,7 +43,13 @@ public:
   Supervision& operator=(const Supervision&) = delete;
 
   void in_child();
+  // Before the clone, kernel jail with sync point 2 and no fork before it: the launcher, not the
+  // child, moves the child into the cgroup (move_into_cgroup), while the child builds its root.
+  void cgroup_from_launcher(ChildContext& ctx);
   void spawned();
+  // With cgroup_from_launcher: the child (pid) is moved into the sandbox's groups; it waits at
+  // sync point 2 meanwhile or soon, and has not forked. An error means it must not start.
+  base::Status move_into_cgroup(pid_t pid);
   // The child (pid) waits at sync point 1: the late masks open the sandbox's namespaces now
   // (later a non-dumpable process's /proc entries are closed to an unprivileged launcher), fork
   // their helper, before any launcher thread runs, and start their first walk of the project. An
@@ -68,6 +75,7 @@ private:
   std::shared_ptr<Supervisor> connect_;
   base::UniqueFd notify_child_;  // the child's end of the listener hand-off socket
   std::unique_ptr<SandboxCgroup> cgroup_;
+  bool cgroup_by_launcher_ = false;
   std::unique_ptr<MaskWatch> late_masks_;
   std::unique_ptr<TerminalRelay> terminal_;
 };
