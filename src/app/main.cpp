@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: LGPL-2.1-or-later
 // Entry point: choose the front end (bwrap-compatible or native), run, map the result to an
 // exit code and one message. The only top-level catch.
+#include <sys/utsname.h>
+
 #include <cstdio>
 #include <cstring>
 #include <ctime>
@@ -100,6 +102,7 @@ int run_native_run(const rf::cli::RunOptions& opts) {
   host.level_network_off =
       static_cast<rf::presets::Level>(rf::probe::reachable(probe, rf::probe::Level::Kernel, true));
   host.why_not_kernel = probe.level_reason;
+  if (struct utsname u{}; ::uname(&u) == 0) host.pidns_pid_max = rf::cli::per_pidns_pid_max(u.release);
   for (const auto& c : rf::engine::cgroup_support().controllers)
     host.cgroup.push_back({c.name, c.usable, c.detail});
   // What planning reads of this process and host, read once here.

@@ -12,6 +12,7 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <charconv>
 #include <climits>
 #include <cstdlib>
 
@@ -98,8 +99,29 @@ std::string broad_project(const std::string& project, const std::string& home) {
   return {};
 }
 
+}  // namespace
+
+bool per_pidns_pid_max(std::string_view release) {
+  unsigned major = 0, minor = 0;
+  const char* p = release.data();
+  const char* end = p + release.size();
+  auto number = [&p, end](unsigned& out) {
+    const auto r = std::from_chars(p, end, out);
+    if (r.ec != std::errc() || r.ptr == p) return false;
+    p = r.ptr;
+    return true;
+  };
+  if (!number(major) || p == end || *p != '.') return false;
+  ++p;
+  if (!number(minor)) return false;
+  return major > 6 || (major == 6 && minor >= 14);
+}
+
+namespace {
+
 // rlimits always; memory, pids and cpu through the sandbox's own cgroup where this host has one
-// to give (HostFacts.cgroup), else pids falls back to RLIMIT_NPROC and the rest is reported.
+// to give (HostFacts.cgroup), else pids falls back to RLIMIT_NPROC and the rest is reported. The
+// preset's pids bound alone is the PID namespace's pid_max where the kernel has it per namespace.
 void add_limits(RunPlan& plan, const HostFacts& host, uid_t uid) {
   const presets::Limits& l = plan.settings.limits;
   auto& out = plan.spec.supervision.rlimits;
@@ -150,13 +172,25 @@ void add_limits(RunPlan& plan, const HostFacts& host, uid_t uid) {
       unenforced("cpu", asked.cpu_milli && *asked.cpu_milli != 0, why_not("cpu"));
     }
   }
-  if (l.pids && *l.pids != presets::kUnlimited) {
+  // The preset's own bound, with no cgroup needed for memory or cpu: the PID namespace's
+  // pid_max, which a new pid number checks in the namespace and each one below it. Once the
+  // numbers wrap the kernel gives out only those from 300 up, so the maximum is set 299 above the
+  // bound: the command can always have N tasks, and never more than N + 299 at once. A
+  // --limit pids the user sets takes the cgroup, which counts exactly.
+  const bool asked_pids = asked.pids && *asked.pids != presets::kUnlimited;
+  const bool pid_max_fits = l.pids && *l.pids != presets::kUnlimited && *l.pids <= 4194304 - 300;
+  if (pid_max_fits && !asked_pids && host.pidns_pid_max && !cg.any() &&
+      plan.spec.jail == spec::Jail::Kernel && plan.spec.ns.user && plan.spec.ns.pid) {
+    plan.spec.supervision.pidns_pid_max = *l.pids + 300;
+    plan.limits.push_back("pids: the PID namespace's pid_max (" + std::to_string(*l.pids) +
+                          " tasks always, at most " + std::to_string(*l.pids + 299) + " at once)");
+  } else if (l.pids && *l.pids != presets::kUnlimited) {
     if (const auto* c = controller("pids")) {
       cg.pids = *l.pids;
       plan.limits.push_back("pids: the sandbox's cgroup (" + c->detail + ")");
     } else if (plan.spec.ns.user && uid == 0) {
       // uid 0 mapped to the host's root is never held by RLIMIT_NPROC.
-      unenforced("pids", asked.pids && *asked.pids != presets::kUnlimited,
+      unenforced("pids", asked_pids,
                  "RLIMIT_NPROC does not bind uid 0 mapped to the host's root (" + why_not("pids") + ")");
     } else if (plan.spec.ns.user) {
       add(RLIMIT_NPROC, l.pids);

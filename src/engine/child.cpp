@@ -14,6 +14,7 @@
 #include <algorithm>
 #include <cerrno>
 #include <cstring>
+#include <string>
 #include <vector>
 
 #include "child.hpp"
@@ -56,7 +57,28 @@ base::Status step_dumpable(RecipeState& st) {
   return {};
 }
 
-base::Status step_cgroup(RecipeState& st) { return join_cgroups_in_child(st.ctx->cgroup_procs_fds); }
+// The PID namespace's pid_max (Linux 6.14+): a sysctl of the writer's own PID namespace, through
+// whichever proc instance, so the host's /proc serves before the new root is made. Pid 1 sets it
+// before anything in the namespace forks.
+base::Status set_pidns_pid_max(std::uint64_t value) {
+  static const char kPath[] = "/proc/sys/kernel/pid_max";
+  const std::string text = std::to_string(value);
+  const int fd = ::open(kPath, O_WRONLY | O_CLOEXEC | O_NOFOLLOW);
+  if (fd < 0) return base::errno_error(std::string("pids limit: cannot open ") + kPath);
+  const ssize_t n = ::write(fd, text.data(), text.size());
+  const int err = errno;
+  ::close(fd);
+  if (n != static_cast<ssize_t>(text.size()))
+    return base::Error(
+        n < 0 ? err : EIO,
+        std::string("pids limit: cannot set the PID namespace's pid_max to ") + text + " (" + kPath + ")");
+  return {};
+}
+
+base::Status step_cgroup(RecipeState& st) {
+  if (const auto& m = spec_of(st).supervision.pidns_pid_max) RF_TRY(set_pidns_pid_max(*m));
+  return join_cgroups_in_child(st.ctx->cgroup_procs_fds);
+}
 
 base::Status step_title(RecipeState& st) {
   // Native mode: the launcher's command line (its --env values among it) is blanked in this

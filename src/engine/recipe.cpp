@@ -58,7 +58,9 @@ const Step kRecipe[] = {
     {Stage::Dumpable, "dumpable", kKernel,
      "the id maps are written through /proc/self; pid 1 ends non-dumpable", step_dumpable},
     {Stage::Cgroup, "cgroup", kEveryLevel,
-     "first, so that everything below and all the command starts is counted", step_cgroup},
+     "first, so that everything below and all the command starts is counted (the cgroup, or the PID "
+     "namespace's pid_max)",
+     step_cgroup},
     {Stage::Title, "process title", kKernel, "the launcher's command line is not for /proc/1/cmdline",
      step_title},
     {Stage::SignalMask, "signal mask", kEveryLevel,

@@ -112,6 +112,7 @@ base::Status check_namespace_free(const Spec& spec) {
     return no("proc_masks or the bounds of the root tmpfs", "it mounts no /proc and no root");
   if (!spec.supervision.late_masks.patterns.empty())
     return no("masks for names created later", "it mounts nothing to cover them with");
+  if (spec.supervision.pidns_pid_max) return no("a PID namespace's pid_max", "it makes no PID namespace");
   if (!named_fds(spec).empty())
     return no("bwrap's descriptors (--sync-fd, --file FD, ...)", "they are bwrap mode's");
   if (!spec.lock_files.empty() || spec.as_pid_1 || spec.disable_userns || spec.assert_userns_disabled)
@@ -172,6 +173,16 @@ base::Status validate(const Spec& spec, const Namespaces& ns, uid_t caller_uid, 
   if (!spec.refuse_exec_headers.empty() && (!ns.user || !ns.pid || spec.as_pid_1))
     return base::Error(0,
                        "the loader guard needs a user and a PID namespace with a pid 1 of ringfence's own");
+  // pid_max is the new PID namespace's own only with a user namespace of the sandbox's own
+  // (whose pid 1 holds CAP_SYS_ADMIN over it) and one made by the clone, before anything forks.
+  if (const auto& m = spec.supervision.pidns_pid_max) {
+    if (!ns.user || !ns.pid || spec.pidns_fd || spec.userns_fd)
+      return base::Error(0,
+                         "a PID namespace's pid_max needs new user and PID namespaces made by the sandbox");
+    if (*m < 301 || *m > 4194304)
+      return base::Error(
+          0, "a PID namespace's pid_max of " + std::to_string(*m) + ": the kernel takes 301 to 4194304");
+  }
   for (const auto& op : spec.fs_ops) {
     if (op.dest.empty()) return base::Error(0, "empty destination path");
     if (op.perms && *op.perms > 07777) return base::Error(0, "mode must be <= 07777");

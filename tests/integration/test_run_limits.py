@@ -273,6 +273,20 @@ def escaped_process_killed_with_the_group(ctx):
 
 
 DEFAULT_PIDS = 4096  # balanced's bound (docs/run.md)
+HARDENED_PIDS = 512
+
+
+def per_pidns_pid_max():
+    """Linux 6.14 made kernel.pid_max a PID namespace's own: the preset's bound is then set there."""
+    try:
+        major, minor = (int(x) for x in os.uname().release.split(".")[:2])
+    except ValueError:
+        return False
+    return (major, minor) >= (6, 14)
+
+
+def host_pid_max():
+    return read("/proc/sys/kernel/pid_max")
 
 
 @suite.case()
@@ -284,6 +298,12 @@ def default_pids_bound(ctx):
     r = e.run(["--dry-run", "--", "true"])
     check_eq(r.returncode, 0, f"dry run: {r.stderr}")
     check(f"pids={DEFAULT_PIDS}" in r.stdout, f"the preset's limits show the bound: {r.stdout}")
+    if per_pidns_pid_max():
+        check(f"limit pids: the PID namespace's pid_max ({DEFAULT_PIDS} tasks always, at most "
+              f"{DEFAULT_PIDS + 299} at once)" in r.stdout, f"enforced by pid_max: {r.stdout}")
+        r = e.run(["--", "cat", "/proc/sys/kernel/pid_max"])
+        check_eq((r.returncode, r.stdout.strip()), (0, str(DEFAULT_PIDS + 300)), f"pid_max inside: {r.stderr}")
+        return
     parent = usable("pids", e.uid)
     if parent:
         check("limit pids: the sandbox's cgroup" in r.stdout, f"enforced by the cgroup: {r.stdout}")
@@ -323,7 +343,7 @@ def default_pids_refuses_a_thread_flood(ctx):
     refused a little before the default bound, never near the host's own limits; at most 6000
     are tried, and they die with the command."""
     e = Env(ctx)
-    if e.uid == 0 and not usable("pids", 0):
+    if e.uid == 0 and not usable("pids", 0) and not per_pidns_pid_max():
         raise Skip("root without a usable pids controller: nothing bounds the sandbox's tasks")
     script = ("import os, threading\n"
               "threading.stack_size(65536)\n"
@@ -343,7 +363,80 @@ def default_pids_refuses_a_thread_flood(ctx):
     check(len(words) == 2 and words[0] == "refused", f"the flood is refused: {r.stdout!r} {r.stderr!r}")
     if len(words) == 2:
         n = int(words[1])
-        check(DEFAULT_PIDS - 64 < n < DEFAULT_PIDS, f"refused at the sandbox's bound, not another ({n} started)")
+        top = DEFAULT_PIDS + 299 if per_pidns_pid_max() else DEFAULT_PIDS
+        check(DEFAULT_PIDS - 64 < n < top, f"refused at the sandbox's bound, not another ({n} started)")
+
+
+# Forks that wait on a pipe until refused (or `limit` started), after `churn` short-lived ones
+# have run the pid numbers past their wrap; prints "refused N" or "started N".
+FORK_COUNT = """
+import os, sys
+limit, churn = int(sys.argv[1]), int(sys.argv[2])
+for _ in range(churn):
+    pid = os.fork()
+    if pid == 0:
+        os._exit(0)
+    os.waitpid(pid, 0)
+r, w = os.pipe()
+n = 0
+try:
+    while n < limit:
+        if os.fork() == 0:
+            os.close(w)
+            os.read(r, 1)
+            os._exit(0)
+        n += 1
+    print("started", n, flush=True)
+except OSError as e:
+    print("refused", n, e.strerror, flush=True)
+os.close(w)
+for _ in range(n):
+    os.wait()
+"""
+
+
+@suite.case()
+def pid_max_bounds_the_namespace(ctx):
+    """Where pid_max is the PID namespace's own, hardened's bound holds without a cgroup: a fork
+    loop is refused between 512 and 811 tasks, before and after the pid numbers wrap; the host's
+    pid_max is untouched and the same user outside still forks; the command cannot raise it."""
+    if not per_pidns_pid_max():
+        raise Skip(f"Linux {os.uname().release}: pid_max is the host's, the cgroup bounds the sandbox")
+    require_program("/usr/bin/python3", "python3", "the fork loop")
+    e = Env(ctx)
+    before = host_pid_max()
+    r = e.run(["--preset", "hardened", "--dry-run", "--", "true"])
+    check("limit pids: the PID namespace's pid_max (512 tasks always, at most 811 at once)" in r.stdout,
+              f"the dry run names the mechanism: {r.stdout}")
+    for churn in (0, 1200):
+        r = e.run(["--preset", "hardened", "--", "/usr/bin/python3", "-c", FORK_COUNT, "3000", str(churn)],
+                  timeout=120)
+        words = r.stdout.split()
+        check(r.returncode == 0 and words[:1] == ["refused"], f"the loop is refused (churn {churn}): "
+              f"{r.stdout!r} {r.stderr!r}")
+        if words[:1] == ["refused"]:
+            n = int(words[1])
+            check(HARDENED_PIDS <= n <= HARDENED_PIDS + 299, f"refused within the bound (churn {churn}): {n}")
+        check_eq(host_pid_max(), before, "the host's pid_max is untouched")
+    outside = subprocess.run((SETPRIV if ctx.unpriv else []) + ["/usr/bin/python3", "-c", FORK_COUNT, "900", "0"],
+                             capture_output=True, text=True, timeout=120)
+    check_eq(outside.stdout.split()[:2], ["started", "900"], "the same user outside is not bound")
+    # Raising it from inside: /proc/sys is read-only and no capability is left; a nested user and
+    # PID namespace (where one can be made) is still counted at the sandbox's level.
+    raise_it = ("echo 4000000 > /proc/sys/kernel/pid_max; cat /proc/sys/kernel/pid_max; "
+                "if unshare -Urpf true 2>/dev/null; then unshare -Urpf --mount-proc sh -c "
+                "'echo 4000000 > /proc/sys/kernel/pid_max; exec /usr/bin/python3 -c \"$0\" 3000 0' "
+                "\"$FORK\"; else echo nested refused; fi")
+    env = dict(e.env, FORK=FORK_COUNT)
+    r = subprocess.run(e.argv(["--preset", "hardened", "--env", "FORK", "--", "sh", "-c", raise_it]),
+                       capture_output=True, text=True, timeout=120, cwd=e.project, env=env)
+    lines = r.stdout.split("\n")
+    check_eq(lines[0], str(HARDENED_PIDS + 300), f"the write from inside is refused: {r.stdout!r} {r.stderr!r}")
+    if "nested refused" not in r.stdout:
+        words = r.stdout.split()
+        check("refused" in words and int(words[words.index("refused") + 1]) <= HARDENED_PIDS + 299,
+              f"a nested namespace is bounded too: {r.stdout!r}")
+    check_eq(host_pid_max(), before, "the host's pid_max is untouched")
 
 
 def mounts_inside(e, extra=()):

@@ -16,6 +16,7 @@
 #include "ringfence/base/remove_tree.hpp"
 #include "ringfence/cli/host_snapshot.hpp"
 #include "ringfence/cli/native_run.hpp"
+#include "ringfence/spec/validate.hpp"
 #include "run_fs.hpp"
 
 using rf::cli::AgentDecision;
@@ -436,4 +437,73 @@ TEST_CASE(
   REQUIRE(plan);
   CHECK(plan->nsswitch_conf.empty());
   CHECK_FALSE(env_of(*plan, "npm_config_offline"));
+}
+
+TEST_CASE("pids: the preset's bound is the PID namespace's pid_max where the kernel has it per namespace") {
+  CHECK(rf::cli::per_pidns_pid_max("6.14.0"));
+  CHECK(rf::cli::per_pidns_pid_max("6.18.44-fc-v1045"));
+  CHECK(rf::cli::per_pidns_pid_max("7.0"));
+  CHECK_FALSE(rf::cli::per_pidns_pid_max("6.13.12-arch1"));
+  CHECK_FALSE(rf::cli::per_pidns_pid_max("5.15.0-91-generic"));
+  CHECK_FALSE(rf::cli::per_pidns_pid_max("6"));
+  CHECK_FALSE(rf::cli::per_pidns_pid_max(""));
+  CHECK_FALSE(rf::cli::per_pidns_pid_max("x.y"));
+
+  Tree t;
+  HostFacts h = host(Level::Kernel);
+  h.cgroup.push_back({"pids", true, "test"});
+  h.cgroup.push_back({"memory", true, "test"});
+  h.pidns_pid_max = true;
+  auto plan = rf::cli::plan_run(options(t), h, t.snapshot());
+  REQUIRE_MESSAGE(plan, (plan ? "" : plan.error().message()));
+  // Balanced's 4096: always that many, never 300 more (the numbers below 300 are not reused).
+  CHECK(plan->spec.supervision.pidns_pid_max == std::optional<std::uint64_t>(4096 + 300));
+  CHECK_FALSE(plan->spec.supervision.cgroup.any());
+  CHECK(rf::spec::validate_jail(plan->spec));
+
+  // An older kernel: the cgroup, never a pid_max write.
+  h.pidns_pid_max = false;
+  plan = rf::cli::plan_run(options(t), h, t.snapshot());
+  REQUIRE(plan);
+  CHECK_FALSE(plan->spec.supervision.pidns_pid_max);
+  CHECK(plan->spec.supervision.cgroup.pids == std::optional<std::uint64_t>(4096));
+
+  // A bound the user sets is counted exactly, by the cgroup; so is one beside a memory limit.
+  h.pidns_pid_max = true;
+  RunOptions o = options(t);
+  o.limits = "pids=600";
+  plan = rf::cli::plan_run(o, h, t.snapshot());
+  REQUIRE(plan);
+  CHECK_FALSE(plan->spec.supervision.pidns_pid_max);
+  CHECK(plan->spec.supervision.cgroup.pids == std::optional<std::uint64_t>(600));
+  o.limits = "memory=1G";
+  plan = rf::cli::plan_run(o, h, t.snapshot());
+  REQUIRE(plan);
+  CHECK_FALSE(plan->spec.supervision.pidns_pid_max);
+  CHECK(plan->spec.supervision.cgroup.pids == std::optional<std::uint64_t>(4096));
+
+  // The soft jail has no PID namespace to bound.
+  o = options(t);
+  o.fs_jail = "off";
+  plan = rf::cli::plan_run(o, h, t.snapshot());
+  REQUIRE(plan);
+  CHECK_FALSE(plan->spec.supervision.pidns_pid_max);
+}
+
+TEST_CASE("pids: a pid_max the spec cannot hold is refused") {
+  rf::spec::Spec s;
+  s.argv = {"true"};
+  s.supervision.pidns_pid_max = 1000;
+  rf::spec::Namespaces ns;
+  ns.pid = true;
+  CHECK_FALSE(rf::spec::validate(s, ns, 0, 0));  // no user namespace of its own
+  ns.user = true;
+  CHECK(rf::spec::validate(s, ns, 0, 0));
+  s.supervision.pidns_pid_max = 300;
+  CHECK_FALSE(rf::spec::validate(s, ns, 0, 0));
+  s.supervision.pidns_pid_max = 4194305;
+  CHECK_FALSE(rf::spec::validate(s, ns, 0, 0));
+  s.supervision.pidns_pid_max = 1000;
+  s.jail = rf::spec::Jail::Soft;
+  CHECK_FALSE(rf::spec::validate_jail(s));
 }

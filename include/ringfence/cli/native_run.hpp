@@ -158,7 +158,15 @@ struct HostFacts {
     std::string detail;
   };
   std::vector<CgroupController> cgroup;
+  // kernel.pid_max is per PID namespace (Linux 6.14): the preset's pids bound can be the
+  // sandbox's namespace's own, without a cgroup. Never on an older kernel, where the same write
+  // by a user namespace whose root is the host's would change the host's pid_max.
+  bool pidns_pid_max = false;
 };
+
+// Whether a kernel release ("6.18.44-...", uname's) makes kernel.pid_max per PID namespace:
+// 6.14 and later. A release it cannot read is taken as older.
+bool per_pidns_pid_max(std::string_view release);
 
 // Resolve preset, profile file and options into a plan. Nothing on the host changes, and
 // nothing of the process is read: the environment, the working directory, the caller's ids and

@@ -211,6 +211,12 @@ struct Supervision {
   bool watch_parent_process = false;
   std::vector<RLimit> rlimits;
   CgroupLimits cgroup;
+  // kernel.pid_max of the sandbox's new PID namespace (Linux 6.14 made it per namespace), set by
+  // its pid 1 before it starts anything: no pid number at or above it is given out in the
+  // namespace or any namespace below it, so at most pidns_pid_max - 1 tasks live there at once.
+  // A bound without a cgroup, whose moves wait for an RCU grace period. Kernel jail with its own
+  // user and PID namespaces only (not --pidns); 301 to 4194304.
+  std::optional<std::uint64_t> pidns_pid_max;
   LateMasks late_masks;
   ConnectPolicy connect;
 };
