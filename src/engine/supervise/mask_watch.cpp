@@ -198,17 +198,27 @@ base::Result<std::unique_ptr<MaskWatch>> MaskWatch::start(const spec::LateMasks&
   return w;
 }
 
-// Closing an inotify instance that held watches waits for the kernel to free them (an SRCU grace
-// period: 5-15 ms measured here, against ~0.1 ms for the rest of the close). Nothing waits on that:
-// a detached thread closes it while the launcher removes the throwaway HOME and reports; the
-// process still ends only once that close returns (every thread ends before the exit status is
-// reported), so nothing outlives the launcher.
+// Closing an inotify instance that still holds watches waits for the kernel to free them (an SRCU
+// grace period: 5-15 ms measured here, against ~0.1 ms for the rest of the close). Watches removed
+// first are freed by the kernel's mark reaper in the background, and a close that comes a little
+// later finds nothing left to wait for (measured: 12.4 ms mean when closed holding one watch,
+// 2.3 ms right after removing it, 0.14 ms 2 ms after). So a detached thread removes the watches at
+// once and closes the instance 5 ms later, while the launcher removes the throwaway HOME and
+// reports. When the launcher ends first, its exit ends the sleeping thread and closes the
+// instance, by then without watches; nothing outlives the launcher either way (every thread ends
+// before the exit status is reported).
 namespace {
-void release_inotify(int fd) {
+void release_inotify(int fd, std::vector<int> watches) {
   if (fd < 0) return;
+  auto release = [fd, watches = std::move(watches)] {
+    for (int wd : watches) (void)::inotify_rm_watch(fd, wd);
+    timespec later{0, 5'000'000};
+    while (::nanosleep(&later, &later) != 0 && errno == EINTR) {}
+    ::close(fd);
+  };
   try {
-    std::thread([fd] { ::close(fd); }).detach();
-  } catch (...) {  // no thread to be had: wait here
+    std::thread(release).detach();
+  } catch (...) {  // no thread to be had: close it here, at the cost of the wait
     ::close(fd);
   }
 }
@@ -221,7 +231,10 @@ MaskWatch::~MaskWatch() {
   }
   if (thread_.joinable()) thread_.join();
   stop_helper();
-  release_inotify(inotify_.release());
+  std::vector<int> watches;
+  watches.reserve(dirs_.size());
+  for (const auto& [wd, rel] : dirs_) watches.push_back(wd);
+  release_inotify(inotify_.release(), std::move(watches));
 }
 
 base::Status MaskWatch::cover_before_start() {
