@@ -92,6 +92,7 @@ int run_native_run(const rf::cli::RunOptions& opts) {
   if (opts.quiet) rf::base::log::set_quiet(true);
   namespace log = rf::base::log;
   // What this host can do: probed once per boot (cached), each step tried for real.
+  rf::cli::prefetch_plan_inputs();
   const rf::probe::Report probe = rf::probe::host_report(true);
   rf::cli::HostFacts host;
   host.landlock_abi = probe.landlock_abi;
@@ -118,6 +119,7 @@ int run_native_run(const rf::cli::RunOptions& opts) {
     }
   }
   auto plan = rf::cli::plan_run(opts, host, snapshot);
+  rf::cli::end_plan_prefetch();
   if (plan) {
     if (auto s = rf::cli::compile_plan_seccomp(*plan); !s) plan = s.error();
   }

@@ -101,6 +101,9 @@ std::string broad_project(const std::string& project, const std::string& home) {
 
 }  // namespace
 
+void prefetch_plan_inputs() { prefetch_private_entries("/etc"); }
+void end_plan_prefetch() { end_private_entries_prefetch(); }
+
 bool per_pidns_pid_max(std::string_view release) {
   unsigned major = 0, minor = 0;
   const char* p = release.data();

@@ -10,6 +10,10 @@
 #include <algorithm>
 #include <climits>
 #include <cstdlib>
+#include <future>
+#include <mutex>
+#include <optional>
+#include <utility>
 
 #include "ringfence/base/paths.hpp"
 #include "ringfence/base/sys.hpp"
@@ -25,24 +29,41 @@ bool world_readable(const struct stat& st) {
   return (st.st_mode & S_IROTH) != 0;
 }
 
+// The entries of a directory fd just opened (its offset at the start), sorted, with the type
+// getdents gave (DT_UNKNOWN where the file system gives none); read with getdents64 straight
+// from the fd (no dup and DIR stream for each directory). Nullopt when it cannot be listed.
+std::optional<std::vector<std::pair<std::string, unsigned char>>> listing(int dir_fd) {
+  std::vector<std::pair<std::string, unsigned char>> names;
+  alignas(8) char buf[16384];
+  for (;;) {
+    const ssize_t n = ::getdents64(dir_fd, buf, sizeof buf);
+    if (n < 0) return std::nullopt;
+    if (n == 0) break;
+    for (ssize_t at = 0; at < n;) {
+      const auto* e = reinterpret_cast<const dirent64*>(buf + at);
+      at += e->d_reclen;
+      std::string name = e->d_name;
+      if (name != "." && name != "..") names.emplace_back(std::move(name), e->d_type);
+    }
+  }
+  std::sort(names.begin(), names.end());
+  return names;
+}
+
 void walk(int dir_fd, const std::string& path, int depth, int& budget, PrivateEntries& out) {
-  int listing = ::dup(dir_fd);
-  DIR* d = listing >= 0 ? ::fdopendir(listing) : nullptr;
-  if (!d) {
-    if (listing >= 0) ::close(listing);
+  const auto names = listing(dir_fd);
+  if (!names) {
     out.paths.push_back(path);  // cannot be listed by us: covered whole
     return;
   }
-  std::vector<std::string> names;
-  while (dirent* e = ::readdir(d))
-    if (std::string n = e->d_name; n != "." && n != "..") names.push_back(n);
-  ::closedir(d);
-  std::sort(names.begin(), names.end());
-  for (const auto& n : names) {
+  for (const auto& [n, type] : *names) {
     if (--budget < 0) {
       out.truncated = true;
       return;
     }
+    // Links and special files are skipped on the directory's word (two thirds of a Debian /etc
+    // are links: no stat for them); a regular file or directory is judged on its stat.
+    if (type != DT_REG && type != DT_DIR && type != DT_UNKNOWN) continue;
     const std::string p = path + "/" + n;
     struct stat st {};
     if (::fstatat(dir_fd, n.c_str(), &st, AT_SYMLINK_NOFOLLOW) != 0) continue;
@@ -65,15 +86,54 @@ void walk(int dir_fd, const std::string& path, int depth, int& budget, PrivateEn
   }
 }
 
-}  // namespace
-
-PrivateEntries private_entries(const std::string& root) {
+PrivateEntries walk_root(const std::string& root) {
   PrivateEntries out;
   base::UniqueFd fd(::open(root.c_str(), O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC));
   if (!fd.valid()) return out;
   int budget = kEtcScanLimit;
   walk(fd.get(), root, 0, budget, out);
   return out;
+}
+
+// The walk prefetch_private_entries started, taken by the first private_entries of its root.
+struct Prefetch {
+  std::mutex mu;
+  std::string root;
+  std::future<PrivateEntries> result;
+};
+Prefetch& prefetch() {
+  static Prefetch p;
+  return p;
+}
+
+}  // namespace
+
+void prefetch_private_entries(const std::string& root) {
+  Prefetch& p = prefetch();
+  const std::lock_guard<std::mutex> lock(p.mu);
+  if (p.result.valid()) return;
+  try {
+    p.result = std::async(std::launch::async, walk_root, root);
+    p.root = root;
+  } catch (...) {  // no thread to be had: private_entries walks then
+  }
+}
+
+void end_private_entries_prefetch() {
+  Prefetch& p = prefetch();
+  const std::lock_guard<std::mutex> lock(p.mu);
+  if (p.result.valid()) p.result.wait();
+  p.result = {};
+}
+
+PrivateEntries private_entries(const std::string& root) {
+  std::future<PrivateEntries> started;
+  {
+    Prefetch& p = prefetch();
+    const std::lock_guard<std::mutex> lock(p.mu);
+    if (p.result.valid() && p.root == root) started = std::move(p.result);
+  }
+  return started.valid() ? started.get() : walk_root(root);
 }
 
 base::Result<std::string> bind_target(const std::string& path) {

@@ -21,6 +21,12 @@ struct PrivateEntries {
 // Symlinks and special files are skipped: a link's target in /etc is judged where it lies.
 constexpr int kEtcScanLimit = 50000;
 PrivateEntries private_entries(const std::string& root);
+// Starts that walk of `root` on a thread of its own, so that it runs beside the rest of the
+// start; the next private_entries(root) takes its result. end_private_entries_prefetch() waits
+// for a walk nobody took and drops it: call it before the launcher forks or starts threads of
+// its own.
+void prefetch_private_entries(const std::string& root);
+void end_private_entries_prefetch();
 // The plan's "not enforced" note when the walk was truncated.
 inline constexpr const char* kEtcTruncatedNote =
     "/etc: more than 50000 entries or 16 levels; what lies past them was not checked for entries "

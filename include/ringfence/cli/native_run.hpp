@@ -168,6 +168,13 @@ struct HostFacts {
 // 6.14 and later. A release it cannot read is taken as older.
 bool per_pidns_pid_max(std::string_view release);
 
+// Starts what planning reads of the host and can read ahead (the walk of /etc for entries that
+// are not for everyone) on a thread, so that it runs beside the probe and the rest of planning;
+// end_plan_prefetch() waits for what planning did not take. The launcher must call it before
+// the sandbox starts (the sandbox's helpers are forks of the launcher).
+void prefetch_plan_inputs();
+void end_plan_prefetch();
+
 // Resolve preset, profile file and options into a plan. Nothing on the host changes, and
 // nothing of the process is read: the environment, the working directory, the caller's ids and
 // home and the resolvers come from `snapshot`. What it still looks at on the host is the
