@@ -56,6 +56,23 @@ TEST_CASE("private_entries lists files without o+r and directories without o+rx,
                                          root + "/pub/psk", root + "/searchonly", root + "/shadow"};
   CHECK(got.paths == want);
   CHECK_FALSE(got.truncated);
+
+  // Walked ahead on a thread: the first call takes that walk, the next one walks again (and sees
+  // a file made private since); a walk of another root is not taken for this one.
+  rf::cli::prefetch_private_entries(root);
+  got = rf::cli::private_entries(root);
+  std::sort(got.paths.begin(), got.paths.end());
+  CHECK(got.paths == want);
+  REQUIRE(::chmod((root + "/hostname").c_str(), 0600) == 0);
+  got = rf::cli::private_entries(root);
+  CHECK(std::count(got.paths.begin(), got.paths.end(), root + "/hostname") == 1);
+  rf::cli::prefetch_private_entries(root + "/pub");
+  got = rf::cli::private_entries(root);
+  CHECK(got.paths.size() == want.size() + 1);
+  rf::cli::end_private_entries_prefetch();
+  got = rf::cli::private_entries(root + "/pub");
+  std::sort(got.paths.begin(), got.paths.end());
+  CHECK(got.paths == std::vector<std::string>{root + "/pub/deeper/hidden", root + "/pub/psk"});
   CHECK(rf::base::remove_tree(root).empty());
 }
 
