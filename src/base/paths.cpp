@@ -164,4 +164,31 @@ bool pattern_applies(std::string_view pattern, std::string_view relpath, bool is
   return false;
 }
 
+PathPattern::PathPattern(std::string_view pattern) : text_(pattern) {
+  dir_only_ = pattern.ends_with("/");
+  while (pattern.ends_with("/")) pattern.remove_suffix(1);
+  anchored_ = has_slash(pattern);
+  while (pattern.starts_with("/")) pattern.remove_prefix(1);
+  body_ = pattern;
+  if (!body_.empty()) kind_ = static_cast<std::uint8_t>(kind_of(body_));
+}
+
+bool PathPattern::applies(std::string_view relpath, bool is_dir) const {
+  return pattern_applies(text_, relpath, is_dir);
+}
+
+bool PathPattern::applies_to_last(std::string_view relpath, bool is_dir) const {
+  if (body_.empty()) return false;
+  // For a path as the walks make it (names joined by single '/', no "." among them) the last
+  // component, or the whole path, is what pattern_applies matches last. The ends are checked
+  // here; the middle is the caller's promise (checking it would cost more than the match).
+  if (relpath.empty() || relpath.front() == '/' || relpath.back() == '/' || relpath == "." ||
+      relpath.starts_with("./") || relpath.ends_with("/."))
+    return applies(relpath, is_dir);
+  if (dir_only_ && !is_dir) return false;
+  const std::size_t slash = relpath.rfind('/');
+  const std::string_view last = slash == std::string_view::npos ? relpath : relpath.substr(slash + 1);
+  return match(body_, static_cast<Kind>(kind_), anchored_ ? relpath : last);
+}
+
 }  // namespace rf::base

@@ -15,6 +15,7 @@
 #include <cstring>
 #include <map>
 
+#include "prefetch.hpp"
 #include "ringfence/base/unique_fd.hpp"
 #include "ringfence/presets/autorun.hpp"
 #include "ringfence/review/changes.hpp"
@@ -96,11 +97,29 @@ bool scan(const std::string& project, Entries& out) {
   return budget >= 0;
 }
 
+Prefetched<Entries>& prefetched_scan() {
+  static Prefetched<Entries> p;
+  return p;
+}
+
 }  // namespace
+
+void prefetch_autorun(const std::string& project) {
+  prefetched_scan().start(project, [project] {
+    Entries out;
+    scan(project, out);
+    return out;
+  });
+}
+
+void end_autorun_prefetch() { prefetched_scan().drop(); }
 
 void scan_autorun(RunPlan& plan) {
   plan.autorun_before.clear();
-  scan(plan.project, plan.autorun_before);
+  if (auto started = prefetched_scan().take(plan.project))
+    plan.autorun_before = std::move(*started);
+  else
+    scan(plan.project, plan.autorun_before);
   plan.autorun_scanned = true;
 }
 

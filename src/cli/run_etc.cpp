@@ -10,11 +10,10 @@
 #include <algorithm>
 #include <climits>
 #include <cstdlib>
-#include <future>
-#include <mutex>
 #include <optional>
 #include <utility>
 
+#include "prefetch.hpp"
 #include "ringfence/base/paths.hpp"
 #include "ringfence/base/sys.hpp"
 #include "ringfence/base/unique_fd.hpp"
@@ -95,45 +94,22 @@ PrivateEntries walk_root(const std::string& root) {
   return out;
 }
 
-// The walk prefetch_private_entries started, taken by the first private_entries of its root.
-struct Prefetch {
-  std::mutex mu;
-  std::string root;
-  std::future<PrivateEntries> result;
-};
-Prefetch& prefetch() {
-  static Prefetch p;
+Prefetched<PrivateEntries>& prefetch() {
+  static Prefetched<PrivateEntries> p;
   return p;
 }
 
 }  // namespace
 
 void prefetch_private_entries(const std::string& root) {
-  Prefetch& p = prefetch();
-  const std::lock_guard<std::mutex> lock(p.mu);
-  if (p.result.valid()) return;
-  try {
-    p.result = std::async(std::launch::async, walk_root, root);
-    p.root = root;
-  } catch (...) {  // no thread to be had: private_entries walks then
-  }
+  prefetch().start(root, [root] { return walk_root(root); });
 }
 
-void end_private_entries_prefetch() {
-  Prefetch& p = prefetch();
-  const std::lock_guard<std::mutex> lock(p.mu);
-  if (p.result.valid()) p.result.wait();
-  p.result = {};
-}
+void end_private_entries_prefetch() { prefetch().drop(); }
 
 PrivateEntries private_entries(const std::string& root) {
-  std::future<PrivateEntries> started;
-  {
-    Prefetch& p = prefetch();
-    const std::lock_guard<std::mutex> lock(p.mu);
-    if (p.result.valid() && p.root == root) started = std::move(p.result);
-  }
-  return started.valid() ? started.get() : walk_root(root);
+  if (auto started = prefetch().take(root)) return std::move(*started);
+  return walk_root(root);
 }
 
 base::Result<std::string> bind_target(const std::string& path) {

@@ -126,6 +126,20 @@ Status cover_private_etc(RunPlan& plan) {
 struct MaskSet {
   std::vector<presets::Mask> masks;
   std::vector<std::string> unmask;
+  // The same, parsed once (compile()): the walk tests each name against all of them.
+  std::vector<base::PathPattern> mask_patterns, unmask_patterns;
+  void compile() {
+    for (const auto& m : masks) mask_patterns.emplace_back(m.pattern);
+    for (const auto& u : unmask) unmask_patterns.emplace_back(u);
+  }
+  // Whether a pattern of `list` applies to `rel`; with `last`, no parent directory of rel is
+  // named by any pattern of the set (the walk knows), so only its last component is matched.
+  static bool any(const std::vector<base::PathPattern>& list, const std::string& rel, bool is_dir,
+                  bool last) {
+    for (const auto& p : list)
+      if (last ? p.applies_to_last(rel, is_dir) : p.applies(rel, is_dir)) return true;
+    return false;
+  }
 };
 
 // Up to 1 MiB of a regular file beneath `dir_fd`, opened without following a link; nothing
@@ -150,13 +164,14 @@ std::optional<std::string> small_file(int dir_fd, const std::string& name, const
 
 // Whether the masks cover `rel`: unmasked, no; else when a mask applies whose content check
 // finds a secret (or which has none). `content` is read once, when a check needs it.
-bool covers(const MaskSet& set, const std::string& rel, bool is_dir,
+bool covers(const MaskSet& set, const std::string& rel, bool is_dir, bool last,
             const std::function<std::optional<std::string>()>& content) {
-  for (const auto& u : set.unmask)
-    if (presets::mask_applies(u, rel, is_dir)) return false;
+  if (MaskSet::any(set.unmask_patterns, rel, is_dir, last)) return false;
   std::optional<std::optional<std::string>> read;
-  for (const auto& m : set.masks) {
-    if (!presets::mask_applies(m.pattern, rel, is_dir)) continue;
+  for (std::size_t i = 0; i < set.masks.size(); ++i) {
+    const auto& m = set.masks[i];
+    const auto& p = set.mask_patterns[i];
+    if (!(last ? p.applies_to_last(rel, is_dir) : p.applies(rel, is_dir))) continue;
     if (m.check == presets::ContentCheck::None || is_dir) return true;
     if (!read) read = content();
     if (!*read || presets::content_is_secret(m.check, **read)) return true;
@@ -164,8 +179,10 @@ bool covers(const MaskSet& set, const std::string& rel, bool is_dir,
   return false;
 }
 
+// `clear`: no pattern of the set (mask or unmask) names `rel` or a directory above it, so the
+// names below are matched on their last component alone.
 Status scan_masks(RunPlan& plan, const MaskSet& set, int parent_fd, const char* name_in,
-                  const std::string& dir, const std::string& rel, long& budget) {
+                  const std::string& dir, const std::string& rel, long& budget, bool clear) {
   base::UniqueFd fd(::openat(parent_fd, name_in, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC));
   if (!fd.valid()) {
     // A directory the caller cannot list may still hold a secret the sandbox reaches after a
@@ -195,11 +212,11 @@ Status scan_masks(RunPlan& plan, const MaskSet& set, int parent_fd, const char* 
   for (const auto& [name, is_dir] : entries) {
     if (budget < 0) return {};
     std::string r = rel.empty() ? name : rel + "/" + name;
-    bool named = false;  // some mask names it (unmasked or not)
-    for (const auto& m : set.masks) named = named || presets::mask_applies(m.pattern, r, is_dir);
+    // Some mask names it (unmasked or not).
+    const bool named = MaskSet::any(set.mask_patterns, r, is_dir, clear);
     struct stat st {};
     const bool have_st = named && ::fstatat(keep.get(), name.c_str(), &st, AT_SYMLINK_NOFOLLOW) == 0;
-    const bool hit = named && covers(set, r, is_dir, [&]() -> std::optional<std::string> {
+    const bool hit = named && covers(set, r, is_dir, clear, [&]() -> std::optional<std::string> {
                        if (!have_st) return std::nullopt;
                        return small_file(keep.get(), name, st);
                      });
@@ -210,7 +227,10 @@ Status scan_masks(RunPlan& plan, const MaskSet& set, int parent_fd, const char* 
         plan.unmasked.push_back(dir + "/" + name);
         if (!is_dir) plan.spec.supervision.late_masks.exempt.push_back({r, st.st_dev, st.st_ino});
       }
-      if (is_dir) RF_TRY(scan_masks(plan, set, keep.get(), name.c_str(), dir + "/" + name, r, budget));
+      if (is_dir) {
+        const bool below_clear = clear && !named && !MaskSet::any(set.unmask_patterns, r, true, true);
+        RF_TRY(scan_masks(plan, set, keep.get(), name.c_str(), dir + "/" + name, r, budget, below_clear));
+      }
     }
   }
   return {};
@@ -429,11 +449,15 @@ Status add_project_masks(RunPlan& plan, const RunOptions& opts) {
       return Error::usage("--unmask " + u + ": " + c.error().message());
     set.unmask.push_back(u);
   }
+  set.compile();
+  // The walk for the warning after the run (ThrowawayHome::prepare takes it) runs beside this one.
+  if (plan.settings.project_writable && !plan.settings.review && !plan.dry_run)
+    prefetch_autorun(plan.project);
   std::vector<std::string> patterns;
   for (const auto& m : set.masks) patterns.push_back(m.pattern);
   const long limit = opts.mask_scan_limit.value_or(kDefaultMaskScanLimit);
   long budget = limit == 0 ? std::numeric_limits<long>::max() : limit;
-  RF_TRY(scan_masks(plan, set, AT_FDCWD, plan.project.c_str(), plan.project, "", budget));
+  RF_TRY(scan_masks(plan, set, AT_FDCWD, plan.project.c_str(), plan.project, "", budget, true));
   if (budget < 0)
     return Error(0, "masks: " + plan.project + " holds more than " + std::to_string(limit) +
                         " entries, so the secrets in it cannot all be found before the start; raise the "

@@ -76,6 +76,10 @@ base::Status make_git_entries(RunPlan& plan);
 // run_autorun.cpp: the files of the project host tools run later, as they are before the start
 // (by ThrowawayHome::prepare); autorun_warnings (native_run.hpp) compares after the run.
 void scan_autorun(RunPlan& plan);
+// That scan of `project` started on a thread, beside the mask walk; scan_autorun takes it.
+// end_autorun_prefetch() waits for one nobody took (a dry run) and drops it.
+void prefetch_autorun(const std::string& project);
+void end_autorun_prefetch();
 // run_shell.cpp: --shell off: the execute allowlist (Landlock), memfds made non-executable
 // (vm.memfd_noexec for the host's root in the kernel jail, else a filter), what is not enforced.
 base::Status restrict_shell(RunPlan& plan, const HostFacts& host, const HostSnapshot& snapshot);

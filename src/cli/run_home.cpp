@@ -174,6 +174,7 @@ Status ThrowawayHome::prepare() {
   RF_TRY(make_git_entries(plan));
   RF_TRY(make_agent_entries(plan));
   if (plan.settings.project_writable && !plan.settings.review) scan_autorun(plan);  // review: untouched
+  end_autorun_prefetch();  // one planning started and nobody took: before the launcher forks
   RF_TRY(make_dir(base_dir, 0700, uid_));
   remove_stale_dirs(base_dir, uid_);
   RF_TRY(

@@ -143,3 +143,48 @@ TEST_CASE("pattern_applies agrees with fnmatch over every component, fast paths 
   CHECK(rf::base::pattern_matches("*.pem", "a.pem"));
   CHECK_FALSE(rf::base::pattern_matches("*.pem", "x/a.pem"));  // FNM_PATHNAME
 }
+
+TEST_CASE("PathPattern: applies() is pattern_applies, applies_to_last() agrees wherever no parent is named") {
+  const std::vector<std::string> patterns = {".env",  ".env.*",        "*.pem",    "id_rsa*", ".aws/",
+                                             ".ssh/", "secrets/*.txt", "/top.key", "a/b",     "[ab]?c",
+                                             "*",     ".git/hooks",    "deep/"};
+  const std::vector<std::string> names = {".env",    ".env.local", "x.pem", "id_rsa.pub", ".aws", ".ssh",
+                                          "secrets", "top.key",    "a",     "b",          "abc",  "bbc",
+                                          "x",       ".git",       "hooks", "deep",       "f.txt"};
+  // Every path of up to three names from the list, as a file and as a directory.
+  std::vector<std::string> paths;
+  for (const auto& a : names) {
+    paths.push_back(a);
+    for (const auto& b : names) {
+      paths.push_back(a + "/" + b);
+      for (const auto& c : {std::string("f.txt"), std::string(".env"), std::string("hooks")})
+        paths.push_back(a + "/" + b + "/" + c);
+    }
+  }
+  std::size_t compared = 0, matched = 0;
+  for (const auto& text : patterns) {
+    const rf::base::PathPattern p(text);
+    CHECK(p.text() == text);
+    for (const auto& path : paths)
+      for (bool is_dir : {false, true}) {
+        const bool full = rf::base::pattern_applies(text, path, is_dir);
+        CHECK(p.applies(path, is_dir) == full);
+        // The parents' verdict, as a walk that stops at a named directory knows it.
+        bool parent_named = false;
+        for (std::size_t at = path.find('/'); at != std::string::npos; at = path.find('/', at + 1))
+          parent_named = parent_named || rf::base::pattern_applies(text, path.substr(0, at), true);
+        if (parent_named) continue;
+        ++compared;
+        matched += full;
+        INFO(text << " on " << path << (is_dir ? "/" : ""));
+        CHECK(p.applies_to_last(path, is_dir) == full);
+      }
+  }
+  CHECK(compared > 10000);
+  CHECK(matched > 100);
+  // Paths not as a walk makes them take the general route.
+  const rf::base::PathPattern env(".env");
+  CHECK(env.applies_to_last("./.env", false));
+  CHECK(env.applies_to_last("x/.env/", false));
+  CHECK_FALSE(env.applies_to_last("", false));
+}

@@ -2,6 +2,7 @@
 // Lexical path helpers (no file-system access).
 #pragma once
 
+#include <cstdint>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -26,5 +27,25 @@ bool is_under(std::string_view path, std::string_view prefix);
 // directories only; a path under a matching directory matches with it.
 bool pattern_matches(std::string_view pattern, std::string_view name);
 bool pattern_applies(std::string_view pattern, std::string_view relpath, bool is_dir);
+
+// One pattern, parsed once, for walks that test it against every name of a tree.
+class PathPattern {
+public:
+  explicit PathPattern(std::string_view pattern);
+  // pattern_applies(pattern, relpath, is_dir).
+  [[nodiscard]] bool applies(std::string_view relpath, bool is_dir) const;
+  // The same for a path none of whose parent directories the pattern applies to (a walk that
+  // stops at, or keeps track of, the directories it applies to): only the last component is
+  // matched, or the whole path for a pattern with a '/'. `relpath` is names joined by single
+  // '/' (no empty or "." component), as a walk makes it.
+  [[nodiscard]] bool applies_to_last(std::string_view relpath, bool is_dir) const;
+  [[nodiscard]] const std::string& text() const { return text_; }
+
+private:
+  std::string text_;  // as given
+  std::string body_;  // without the trailing and leading '/'
+  std::uint8_t kind_ = 0;
+  bool anchored_ = false, dir_only_ = false;
+};
 
 }  // namespace rf::base

@@ -175,6 +175,8 @@ base::Result<std::unique_ptr<MaskWatch>> MaskWatch::start(const spec::LateMasks&
                                                           base::UniqueFd mntns, pid_t sandbox) {
   std::unique_ptr<MaskWatch> w(new MaskWatch());
   w->masks_ = masks;
+  for (const auto& p : masks.patterns) w->patterns_.emplace_back(p);
+  for (const auto& p : masks.except) w->except_.emplace_back(p);
   w->sandbox_ = sandbox;
   w->userns_ = std::move(userns);
   w->mntns_ = std::move(mntns);
@@ -257,12 +259,16 @@ bool MaskWatch::stat_beneath(const std::string& rel, struct stat& st) const {
   return fd.valid() && ::fstat(fd.get(), &st) == 0;
 }
 
-bool MaskWatch::covered_by_pattern(const std::string& rel, bool is_dir) const {
-  for (const auto& p : masks_.except)
-    if (base::pattern_applies(p, rel, is_dir)) return false;
-  for (const auto& p : masks_.patterns)
-    if (base::pattern_applies(p, rel, is_dir)) return true;
-  return false;
+MaskWatch::Naming MaskWatch::naming(const std::string& rel, bool is_dir, bool last) const {
+  auto any = [&](const std::vector<base::PathPattern>& list) {
+    for (const auto& p : list)
+      if (last ? p.applies_to_last(rel, is_dir) : p.applies(rel, is_dir)) return true;
+    return false;
+  };
+  Naming n;
+  n.excepted = any(except_);
+  n.patterned = !n.excepted && any(patterns_);  // an exception wins: the rest need not be looked at
+  return n;
 }
 
 bool MaskWatch::exempt(const std::string& rel, const struct stat& st) const {
@@ -276,13 +282,16 @@ bool MaskWatch::exempt(const std::string& rel, const struct stat& st) const {
 // with it). Each directory is opened beneath the project without following a link, watched
 // through that descriptor, then read: a name that moves in after the read is an event, one that
 // moved in before is read.
-void MaskWatch::watch_tree(const std::string& rel) {
-  std::deque<std::string> todo{rel};
+void MaskWatch::watch_tree(const std::string& rel, bool clear) {
+  // Each directory with whether no pattern or exception names it or one above it: then the
+  // names in it are matched on their last component alone.
+  std::deque<std::pair<std::string, bool>> todo{{rel, clear}};
   const auto how = base::OpenHow()
                        .flags(O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC)
                        .resolve(RESOLVE_BENEATH | RESOLVE_NO_SYMLINKS | RESOLVE_NO_MAGICLINKS);
   while (!todo.empty() && !breached_) {
-    std::string cur = std::move(todo.front());
+    std::string cur = std::move(todo.front().first);
+    const bool cur_clear = todo.front().second;
     todo.pop_front();
     const std::string shown = cur.empty() ? masks_.host_dir : masks_.host_dir + "/" + cur;
     if (dirs_.size() >= budget_) {
@@ -348,13 +357,14 @@ void MaskWatch::watch_tree(const std::string& rel) {
         is_dir = have_st && S_ISDIR(st.st_mode);
       }
       std::string child = join_rel(cur, e->d_name);
-      if (covered_by_pattern(child, is_dir)) {
+      const Naming named = naming(child, is_dir, cur_clear);
+      if (named.covered()) {
         // The object's filesystem: a name on a mount of the project's own has its device.
         if (!have_st) have_st = ::fstatat(::dirfd(d), e->d_name, &st, AT_SYMLINK_NOFOLLOW) == 0;
         if (!(have_st && exempt(child, st)))
           entries.push_back({child, is_dir, have_st ? st.st_dev : dir_st.st_dev});
       } else if (is_dir) {
-        todo.push_back(std::move(child));
+        todo.emplace_back(std::move(child), cur_clear && !named.excepted);
       }
       errno = 0;
     }
@@ -393,12 +403,13 @@ bool MaskWatch::handle_events(bool wait) {
     if (it == dirs_.end() || ev->len == 0) continue;
     std::string rel = join_rel(it->second, ev->name);
     bool is_dir = (ev->mask & IN_ISDIR) != 0;
-    if (covered_by_pattern(rel, is_dir)) {
+    const Naming named = naming(rel, is_dir, false);
+    if (named.covered()) {
       struct stat st {};
       if (stat_beneath(rel, st) && !S_ISLNK(st.st_mode) && S_ISDIR(st.st_mode) == is_dir && !exempt(rel, st))
         cover({rel, is_dir, st.st_dev});  // else gone or replaced again: that is an event too
     } else if (is_dir) {
-      watch_tree(rel);
+      watch_tree(rel, !named.excepted);
     }
   }
   return true;

@@ -37,6 +37,7 @@
 #include <thread>
 #include <vector>
 
+#include "ringfence/base/paths.hpp"
 #include "ringfence/base/result.hpp"
 #include "ringfence/base/unique_fd.hpp"
 #include "ringfence/spec/spec.hpp"
@@ -88,8 +89,16 @@ private:
   };
   void run();
   bool handle_events(bool wait);
-  void watch_tree(const std::string& rel);
-  bool covered_by_pattern(const std::string& rel, bool is_dir) const;
+  // `clear`: no pattern or exception names rel or a directory above it.
+  void watch_tree(const std::string& rel, bool clear = true);
+  struct Naming {
+    bool excepted = false;   // an exception (--unmask) names it or a directory above it
+    bool patterned = false;  // else a pattern does
+    [[nodiscard]] bool covered() const { return patterned; }
+  };
+  // With `last`, no parent directory of rel is named (the walk knows): only its last component
+  // is matched.
+  Naming naming(const std::string& rel, bool is_dir, bool last) const;
   // The object at rel (its stat) is one the plan found to hold no secret.
   bool exempt(const std::string& rel, const struct stat& st) const;
   bool stat_beneath(const std::string& rel, struct stat& st) const;
@@ -101,6 +110,7 @@ private:
   void fail_closed(const std::string& why);
 
   spec::LateMasks masks_;
+  std::vector<base::PathPattern> patterns_, except_;  // masks_'s, parsed once
   base::UniqueFd userns_, mntns_;
   base::UniqueFd project_;  // host_dir, opened once: every directory is opened beneath it
   base::UniqueFd inotify_;
