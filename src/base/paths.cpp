@@ -78,13 +78,16 @@ bool has_glob(std::string_view p) {
 
 // How a pattern is matched: fnmatch(FNM_PATHNAME) without its allocations where the pattern
 // allows. A literal is equal or not; "*SUFFIX" (a literal suffix) matches a name without '/'
-// ending in it (without FNM_PERIOD a leading dot is an ordinary character). Anything else goes
+// ending in it, "PREFIX*" one that starts with it and has no '/' after it (without FNM_PERIOD a
+// leading dot is an ordinary character). Anything else goes
 // to fnmatch, copied to NUL-terminated buffers on the stack when short.
-enum class Kind : std::uint8_t { Literal, Suffix, Glob };
+enum class Kind : std::uint8_t { Literal, Suffix, Prefix, Glob };
 
 Kind kind_of(std::string_view pattern) {
   if (!has_glob(pattern)) return Kind::Literal;
   if (pattern.front() == '*' && !has_glob(pattern.substr(1))) return Kind::Suffix;
+  if (pattern.size() > 1 && pattern.back() == '*' && !has_glob(pattern.substr(0, pattern.size() - 1)))
+    return Kind::Prefix;  // "PREFIX*": a literal prefix, then anything without '/'
   return Kind::Glob;
 }
 
@@ -97,6 +100,10 @@ bool has_slash(std::string_view s) {
 bool match(std::string_view pattern, Kind kind, std::string_view name) {
   if (kind == Kind::Literal) return pattern == name;
   if (kind == Kind::Suffix && !has_slash(name)) return name.ends_with(pattern.substr(1));
+  if (kind == Kind::Prefix) {
+    const std::string_view prefix = pattern.substr(0, pattern.size() - 1);
+    return name.starts_with(prefix) && !has_slash(name.substr(prefix.size()));
+  }
   char pb[512], nb[1024];
   if (pattern.size() < sizeof pb && name.size() < sizeof nb) {
     std::memcpy(pb, pattern.data(), pattern.size());

@@ -89,10 +89,29 @@ bool reference_applies(std::string pattern, const std::string& relpath, bool is_
 }  // namespace
 
 TEST_CASE("pattern_applies agrees with fnmatch over every component, fast paths included") {
-  const char* patterns[] = {
-      ".env",    "*.pem",     "*.env", ".env*", "id_*", "*",  "secrets/", "config/*.json",       "/top.key",
-      "a/b/",    "[abc].txt", "*\\*",  "*.",    "x?z",  "**", ".npmrc",   "node_modules/*/.env", "*.tar.gz",
-      "\\*.pem", "*pem"};
+  const char* patterns[] = {".env",
+                            "*.pem",
+                            "*.env",
+                            ".env*",
+                            "id_*",
+                            "*",
+                            "secrets/",
+                            "config/*.json",
+                            "/top.key",
+                            "a/b/",
+                            "[abc].txt",
+                            "*\\*",
+                            "*.",
+                            "x?z",
+                            "**",
+                            ".npmrc",
+                            "node_modules/*/.env",
+                            "*.tar.gz",
+                            "\\*.pem",
+                            "*pem",
+                            "config/ap*",
+                            "id_rsa*",
+                            "a*"};
   const char* paths[] = {".env",
                          "a/.env",
                          "a/b/.env.local",
@@ -123,6 +142,9 @@ TEST_CASE("pattern_applies agrees with fnmatch over every component, fast paths 
                          "*.pem",
                          "a/./b/c",
                          "id_rsa",
+                         "config/ap/x",
+                         "id_rsa.pub",
+                         "a/id_rsa_x/y",
                          "z/id_ed25519.pub",
                          "",
                          "/",
