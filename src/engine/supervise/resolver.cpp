@@ -217,7 +217,7 @@ void Resolver::stop() {
   if (!thread_.joinable()) return;
   stopping_ = true;
   const std::uint64_t one = 1;
-  (void)::write(wake_.get(), &one, sizeof one);
+  (void)!::write(wake_.get(), &one, sizeof one);
   thread_.join();
 }
 

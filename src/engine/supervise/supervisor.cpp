@@ -403,7 +403,7 @@ void Supervisor::stop() {
   if (stopping_.exchange(true)) return;
   if (receiving_) {
     std::uint64_t one = 1;
-    (void)::write(wake_.get(), &one, sizeof one);
+    (void)!::write(wake_.get(), &one, sizeof one);
     ::pthread_kill(receiver_, interrupt_signal());  // it may be in a guarded connect
     ::pthread_join(receiver_, nullptr);
     receiving_ = false;

@@ -136,7 +136,7 @@ void TerminalRelay::stop() {
   if (stopping_.exchange(true)) return;
   if (thread_.joinable()) {
     const std::uint64_t one = 1;
-    (void)::write(wake_.get(), &one, sizeof one);
+    (void)!::write(wake_.get(), &one, sizeof one);
     thread_.join();
   }
   if (raw_) (void)::tcsetattr(STDIN_FILENO, TCSADRAIN, &saved_);
