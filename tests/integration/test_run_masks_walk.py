@@ -61,6 +61,28 @@ def show(paths):
     return "for f in " + " ".join(paths) + "; do printf '%s=[%s]\\n' \"$f\" \"$(cat \"$f\" 2>&1)\"; done"
 
 
+def run_with_late_names(t, args, paths, make_late, wait=60):
+    """Runs `show(paths)` in the sandbox once make_late() has made its names on the host after
+    the start; the run's exit code, stdout and stderr."""
+    script = "touch started; while [ ! -e ready ]; do sleep 0.05; done; sleep 0.5; " + show(paths)
+    p = subprocess.Popen(t.argv(args + ["--", "sh", "-c", script]), cwd=t.project, env=t.env, text=True,
+                         stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    try:
+        started = os.path.join(t.project, "started")
+        deadline = time.monotonic() + wait
+        while not os.path.exists(started) and time.monotonic() < deadline and p.poll() is None:
+            time.sleep(0.05)
+        check(os.path.exists(started), "the sandbox started")
+        make_late()
+        open(os.path.join(t.project, "ready"), "w").close()
+        out, err = p.communicate(timeout=wait)
+    finally:
+        if p.poll() is None:
+            p.kill()
+            p.wait()
+    return p.returncode, out, err
+
+
 @suite.case()
 def secrets_deep_in_a_large_tree(ctx):
     """36,000 files: every secret-named file deep inside is empty in the sandbox, an ordinary
@@ -71,25 +93,13 @@ def secrets_deep_in_a_large_tree(ctx):
     t.write("node_modules/pkg17/lib23/readme.md", "ordinary\n")
     t.own()
     late = ["node_modules/pkg33/lib12/.env.production", "node_modules/pkg33/lib12/new/dir/server.key"]
-    script = ("touch started; while [ ! -e ready ]; do sleep 0.05; done; sleep 0.5; " +
-              show(DEEP + ["node_modules/pkg17/lib23/readme.md"] + late))
-    p = subprocess.Popen(t.argv(["--", "sh", "-c", script]), cwd=t.project, env=t.env, text=True,
-                         stdout=subprocess.PIPE, stderr=subprocess.PIPE)
-    try:
-        deadline = time.monotonic() + 60
-        while not os.path.exists(os.path.join(t.project, "started")) and time.monotonic() < deadline \
-                and p.poll() is None:
-            time.sleep(0.05)
-        check(os.path.exists(os.path.join(t.project, "started")), "the sandbox started")
+
+    def make_late():
         for i, rel in enumerate(late):
             t.write(rel, f"LATE-SECRET-{i}\n")
-        open(os.path.join(t.project, "ready"), "w").close()
-        out, err = p.communicate(timeout=60)
-    finally:
-        if p.poll() is None:
-            p.kill()
-            p.wait()
-    check_eq(p.returncode, 0, f"run: {err[-1500:]!r}")
+
+    code, out, err = run_with_late_names(t, [], DEEP + ["node_modules/pkg17/lib23/readme.md"] + late, make_late)
+    check_eq(code, 0, f"run: {err[-1500:]!r}")
     check("SECRET" not in out, f"no secret is readable inside: {out!r}")
     for rel in DEEP + late:
         # a file is covered empty; one in a masked directory (.aws/, .ssh/) is not there at all
@@ -110,28 +120,16 @@ def unmask_of_a_directory_holds_below_it(ctx):
     t.write("other/.env", "OTHER-SECRET\n")
     t.write("vault/plain.txt", "VAULT-SECRET\n")
     t.own()
-    late = ["fixtures/sub/late.env", "fixtures/new/.env", "other/new/.env", "vault/late.txt"]
-    script = ("touch started; while [ ! -e ready ]; do sleep 0.05; done; sleep 0.5; " +
-              show(["fixtures/.env", "fixtures/sub/deeper/key.pem", "other/.env", "vault/plain.txt"] + late))
-    p = subprocess.Popen(t.argv(["--unmask", "fixtures", "--mask", "vault/", "--", "sh", "-c", script]),
-                         cwd=t.project, env=t.env, text=True, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
-    try:
-        deadline = time.monotonic() + 30
-        while not os.path.exists(os.path.join(t.project, "started")) and time.monotonic() < deadline \
-                and p.poll() is None:
-            time.sleep(0.05)
-        check(os.path.exists(os.path.join(t.project, "started")), "the sandbox started")
-        t.write("fixtures/sub/late.env", "FIXTURE-LATE-1\n")
-        t.write("fixtures/new/.env", "FIXTURE-LATE-2\n")
-        t.write("other/new/.env", "OTHER-LATE\n")
-        t.write("vault/late.txt", "VAULT-LATE\n")
-        open(os.path.join(t.project, "ready"), "w").close()
-        out, err = p.communicate(timeout=30)
-    finally:
-        if p.poll() is None:
-            p.kill()
-            p.wait()
-    check_eq(p.returncode, 0, f"run: {err[-1500:]!r}")
+    late = {"fixtures/sub/late.env": "FIXTURE-LATE-1", "fixtures/new/.env": "FIXTURE-LATE-2",
+            "other/new/.env": "OTHER-LATE", "vault/late.txt": "VAULT-LATE"}
+
+    def make_late():
+        for rel, text in late.items():
+            t.write(rel, text + "\n")
+
+    paths = ["fixtures/.env", "fixtures/sub/deeper/key.pem", "other/.env", "vault/plain.txt"] + list(late)
+    code, out, err = run_with_late_names(t, ["--unmask", "fixtures", "--mask", "vault/"], paths, make_late, wait=30)
+    check_eq(code, 0, f"run: {err[-1500:]!r}")
     for rel, text in (("fixtures/.env", "FIXTURE-1"), ("fixtures/sub/deeper/key.pem", "FIXTURE-2"),
                       ("fixtures/new/.env", "FIXTURE-LATE-2")):
         check(f"{rel}=[{text}]" in out, f"{rel} stays readable under --unmask fixtures: {out!r}")
