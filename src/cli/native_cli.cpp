@@ -164,7 +164,9 @@ void add_run(CLI::App& app, NativeCommand& out) {
          },
          "Kill the whole sandbox after DURATION (90, 90s, 5m, 2h)")
       ->type_name("DURATION");
-  opt(run, "--limit", r.limits, "memory=SIZE,pids=N,nofile=N,cpu=N,core=SIZE,fsize=SIZE,tmpfs=SIZE (K, M, G, T; unlimited)")->type_name("LIMITS");
+  opt(run, "--limit", r.limits,
+      "memory=SIZE,pids=N,nofile=N,cpu=N,core=SIZE,fsize=SIZE,tmpfs=SIZE (K, M, G, T; unlimited)")
+      ->type_name("LIMITS");
   run->add_flag("--limit-best-effort", r.limit_best_effort,
                 "Run even when a --limit (or the profile's [limits]) cannot be enforced here");
   run->add_flag("--keep-home", r.keep_home, "Keep the throwaway HOME and print where it is");
