@@ -198,4 +198,11 @@ bool PathPattern::applies_to_last(std::string_view relpath, bool is_dir) const {
   return match(body_, static_cast<Kind>(kind_), anchored_ ? relpath : last);
 }
 
+bool PathPattern::any(const std::vector<PathPattern>& list, std::string_view relpath, bool is_dir,
+                      bool last) {
+  for (const auto& p : list)
+    if (last ? p.applies_to_last(relpath, is_dir) : p.applies(relpath, is_dir)) return true;
+  return false;
+}
+
 }  // namespace rf::base

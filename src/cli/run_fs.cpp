@@ -132,14 +132,6 @@ struct MaskSet {
     for (const auto& m : masks) mask_patterns.emplace_back(m.pattern);
     for (const auto& u : unmask) unmask_patterns.emplace_back(u);
   }
-  // Whether a pattern of `list` applies to `rel`; with `last`, no parent directory of rel is
-  // named by any pattern of the set (the walk knows), so only its last component is matched.
-  static bool any(const std::vector<base::PathPattern>& list, const std::string& rel, bool is_dir,
-                  bool last) {
-    for (const auto& p : list)
-      if (last ? p.applies_to_last(rel, is_dir) : p.applies(rel, is_dir)) return true;
-    return false;
-  }
 };
 
 // Up to 1 MiB of a regular file beneath `dir_fd`, opened without following a link; nothing
@@ -166,7 +158,7 @@ std::optional<std::string> small_file(int dir_fd, const std::string& name, const
 // finds a secret (or which has none). `content` is read once, when a check needs it.
 bool covers(const MaskSet& set, const std::string& rel, bool is_dir, bool last,
             const std::function<std::optional<std::string>()>& content) {
-  if (MaskSet::any(set.unmask_patterns, rel, is_dir, last)) return false;
+  if (base::PathPattern::any(set.unmask_patterns, rel, is_dir, last)) return false;
   std::optional<std::optional<std::string>> read;
   for (std::size_t i = 0; i < set.masks.size(); ++i) {
     const auto& m = set.masks[i];
@@ -213,7 +205,7 @@ Status scan_masks(RunPlan& plan, const MaskSet& set, int parent_fd, const char* 
     if (budget < 0) return {};
     std::string r = rel.empty() ? name : rel + "/" + name;
     // Some mask names it (unmasked or not).
-    const bool named = MaskSet::any(set.mask_patterns, r, is_dir, clear);
+    const bool named = base::PathPattern::any(set.mask_patterns, r, is_dir, clear);
     struct stat st {};
     const bool have_st = named && ::fstatat(keep.get(), name.c_str(), &st, AT_SYMLINK_NOFOLLOW) == 0;
     const bool hit = named && covers(set, r, is_dir, clear, [&]() -> std::optional<std::string> {
@@ -228,7 +220,8 @@ Status scan_masks(RunPlan& plan, const MaskSet& set, int parent_fd, const char* 
         if (!is_dir) plan.spec.supervision.late_masks.exempt.push_back({r, st.st_dev, st.st_ino});
       }
       if (is_dir) {
-        const bool below_clear = clear && !named && !MaskSet::any(set.unmask_patterns, r, true, true);
+        const bool below_clear =
+            clear && !named && !base::PathPattern::any(set.unmask_patterns, r, true, true);
         RF_TRY(scan_masks(plan, set, keep.get(), name.c_str(), dir + "/" + name, r, budget, below_clear));
       }
     }

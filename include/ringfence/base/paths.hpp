@@ -40,6 +40,9 @@ public:
   // '/' (no empty or "." component), as a walk makes it.
   [[nodiscard]] bool applies_to_last(std::string_view relpath, bool is_dir) const;
   [[nodiscard]] const std::string& text() const { return text_; }
+  // Whether one of `list` applies to relpath: applies_to_last() with `last`, else applies().
+  [[nodiscard]] static bool any(const std::vector<PathPattern>& list, std::string_view relpath, bool is_dir,
+                                bool last);
 
 private:
   std::string text_;  // as given

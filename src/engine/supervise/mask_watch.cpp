@@ -260,14 +260,11 @@ bool MaskWatch::stat_beneath(const std::string& rel, struct stat& st) const {
 }
 
 MaskWatch::Naming MaskWatch::naming(const std::string& rel, bool is_dir, bool last) const {
-  auto any = [&](const std::vector<base::PathPattern>& list) {
-    for (const auto& p : list)
-      if (last ? p.applies_to_last(rel, is_dir) : p.applies(rel, is_dir)) return true;
-    return false;
-  };
   Naming n;
-  n.excepted = any(except_);
-  n.patterned = !n.excepted && any(patterns_);  // an exception wins: the rest need not be looked at
+  n.excepted = base::PathPattern::any(except_, rel, is_dir, last);
+  n.patterned =
+      !n.excepted && base::PathPattern::any(patterns_, rel, is_dir,
+                                            last);  // an exception wins: the rest need not be looked at
   return n;
 }
 
